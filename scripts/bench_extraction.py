@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Benchmark: Storm's build vs stormcf's extraction of the explicit model (UMB bulk export vs per-entry loop).
+
+Prints, side by side in one run, the build time, the UMB extraction time and the Python-loop extraction time, and
+the ratio loop/UMB. Usage:
+
+    python scripts/bench_extraction.py                 # grid.prism with N=316 (99,856 states, 1.19M transitions)
+    python scripts/bench_extraction.py --firewire 36   # Storm's firewire.nm with delay=36 (212,268 states)
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from stormcf import example_path, storm
+
+
+def _time(f, *args):
+    t = time.perf_counter()
+    out = f(*args)
+    return out, time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--grid", type=int, default=316, help="N of grid.prism")
+    ap.add_argument("--firewire", type=int, default=None, metavar="DELAY", help="use firewire.nm with this delay")
+    args = ap.parse_args()
+    if args.firewire is not None:
+        from stormpy.examples.files import _path
+        path, constants = _path("mdp", "firewire.nm"), f"delay={args.firewire},fast=0.5"
+    else:
+        path, constants = example_path("grid.prism"), f"N={args.grid}"
+    description = storm._instantiate(storm._parse_description(path, ".prism", str(path)), constants, str(path))
+    handle, t_build = _time(storm._build, description, (), str(path))
+    umb, t_umb = _time(storm._arrays_by_umb, handle.model)
+    loop, t_loop = _time(storm._arrays_by_iteration, handle.model)
+    _, t_model = _time(storm._explicit_model, handle, umb, path.name, "valuation")
+    assert (umb["transitions"] != loop["transitions"]).nnz == 0 and np.array_equal(umb["row_groups"], loop["row_groups"])
+    m = handle.model
+    print(f"{path.name} ({constants}): {m.nr_states} states, {m.nr_choices} choices, {m.nr_transitions} transitions")
+    print(f"{'Storm build (build_full)':32s} {t_build:8.3f} s")
+    print(f"{'stormcf extraction (UMB)':32s} {t_umb:8.3f} s   + valuations/model {t_model:.3f} s")
+    print(f"{'per-entry loop extraction':32s} {t_loop:8.3f} s")
+    print(f"{'ratio loop / UMB':32s} {t_loop / t_umb:8.1f} x   (identical arrays: yes)")
+
+
+if __name__ == "__main__":
+    main()

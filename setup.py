@@ -1,0 +1,25 @@
+"""Packaging for stormcf: counterfactual explanations on top of the Storm model checker."""
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+HERE = Path(__file__).parent
+
+setup(
+    name="stormcf",
+    version="0.1.0",
+    description="Counterfactual explanations for MDPs, built on the Storm probabilistic model checker (stormpy 2.0)",
+    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    python_requires=">=3.10",
+    packages=find_packages(include=["stormcf", "stormcf.*"]) + ["stormcf.prism_models"],
+    # the example models live at the top level (prism_models/) and ship inside the package
+    package_dir={"stormcf.prism_models": "prism_models"},
+    package_data={"stormcf.prism_models": ["*.prism", "*.json"]},
+    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10"],
+    extras_require={
+        "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib"],
+        "test": ["pytest", "hypothesis"],
+    },
+    entry_points={"console_scripts": ["stormcf=stormcf.cli:main"]},
+)

@@ -1,0 +1,39 @@
+"""Typed exceptions of stormcf.
+
+Every user error (bad model file, bad constants, bad property, bad strategy or path, an instance the installed
+solver cannot handle) raises a subclass of :class:`StormcfError`. The CLI prints its message as one line and exits
+with code 2. Anything else that escapes is an internal error (exit code 1).
+"""
+from __future__ import annotations
+
+
+class StormcfError(Exception):
+    """Base class of all user-facing errors. ``str(err)`` is one line that names the problem."""
+
+
+class ModelError(StormcfError):
+    """The model file is missing, malformed, or not a model stormcf can work on."""
+
+
+class ConstantsError(ModelError):
+    """Undefined, unknown or ill-typed model constants (``--constants N=3,p=0.5``)."""
+
+
+class PropertyError(StormcfError):
+    """A property does not parse, names an unknown label or reward model, or is not supported by an analysis."""
+
+
+class StateError(StormcfError):
+    """A state given by a valuation does not exist in the model, or the valuation is ambiguous."""
+
+
+class StrategyError(StormcfError):
+    """A strategy is malformed: unknown state or action, negative probabilities, rows not summing to 1, ..."""
+
+
+class PathError(StormcfError):
+    """An observed path is malformed or inconsistent with the model (the message names the step)."""
+
+
+class SolverError(StormcfError):
+    """No solver can handle the instance (missing package, licence too small, ...)."""

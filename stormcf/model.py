@@ -1,0 +1,327 @@
+"""stormcf's own explicit model: the state graph of a Storm model as immutable numpy/scipy arrays.
+
+Layout (the same as Storm's sparse models): the transition matrix has one **row per choice** and one column per state.
+The choices of state ``s`` are the rows ``row_groups[s] .. row_groups[s+1]-1``. Every choice carries one action name
+(the PRISM action label; ``""`` for the self-loop Storm adds to deadlock states). A DTMC is a model with exactly one
+choice per state.
+
+Nothing in this module imports stormpy; :mod:`stormcf.storm` builds these objects from Storm models.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import numpy as np
+import scipy.sparse as sp
+
+from .errors import ModelError, PropertyError, StateError
+
+#: labels Storm adds by itself; they are kept but never used to name states
+RESERVED_LABELS = frozenset({"init", "deadlock"})
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_+\-]*$")
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a)
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class RewardModel:
+    """A PRISM reward structure. Any of the three parts may be absent (``None``).
+
+    - ``state``: one reward per state, collected when the state is left (Storm's state rewards);
+    - ``choice``: one reward per choice (Storm's state-action rewards);
+    - ``transition``: one reward per transition, aligned with ``ExplicitModel.transitions.data``.
+    """
+
+    name: str
+    state: np.ndarray | None = None
+    choice: np.ndarray | None = None
+    transition: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        for part in ("state", "choice", "transition"):
+            v = getattr(self, part)
+            if v is not None:
+                object.__setattr__(self, part, _frozen(np.asarray(v, dtype=float)))
+
+    @property
+    def has_transition_rewards(self) -> bool:
+        return self.transition is not None and bool(np.any(self.transition != 0))
+
+
+@dataclass(frozen=True, eq=False)
+class ExplicitModel:
+    """The explicit state graph of an MDP or DTMC.
+
+    Attributes:
+        transitions: CSR matrix of shape (n_choices, n_states); row = choice, column = successor state.
+        row_groups: int64 array of length n_states + 1; the choices of state s are rows row_groups[s]:row_groups[s+1].
+        choice_actions: int array of length n_choices, index into ``action_names``.
+        action_names: the distinct action names; index 0 may be ``""`` (unlabelled choice).
+        labels: state label name -> boolean mask over states (Storm's labels, incl. expression labels of properties).
+        valuations: PRISM variable name -> array of its value in every state.
+        rewards: reward model name -> :class:`RewardModel`.
+        initial_state: the unique initial state.
+        model_type: ``"mdp"`` or ``"dtmc"``.
+        source: where the model came from (file name and constants), for messages.
+        naming: how states are named in output: ``"valuation"`` (``s=3 & d=0``), ``"labels"``, ``"index"``,
+            or a format template such as ``"{s}/{d}"``.
+    """
+
+    transitions: sp.csr_matrix
+    row_groups: np.ndarray
+    choice_actions: np.ndarray
+    action_names: tuple[str, ...]
+    labels: Mapping[str, np.ndarray]
+    valuations: Mapping[str, np.ndarray]
+    rewards: Mapping[str, RewardModel]
+    initial_state: int
+    model_type: str = "mdp"
+    source: str = "<arrays>"
+    naming: str = "valuation"
+    storm: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        P = sp.csr_matrix(self.transitions)
+        P.sort_indices()
+        for a in (P.data, P.indices, P.indptr):
+            a.flags.writeable = False
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
+        set_("transitions", P)
+        set_("row_groups", _frozen(np.asarray(self.row_groups, dtype=np.int64)))
+        set_("choice_actions", _frozen(np.asarray(self.choice_actions, dtype=np.int64)))
+        set_("action_names", tuple(self.action_names))
+        set_("labels", MappingProxyType({k: _frozen(np.asarray(v, dtype=bool)) for k, v in self.labels.items()}))
+        set_("valuations", MappingProxyType({k: _frozen(np.asarray(v)) for k, v in self.valuations.items()}))
+        set_("rewards", MappingProxyType(dict(self.rewards)))
+        set_("initial_state", int(self.initial_state))
+        self._check_shapes()
+
+    def _check_shapes(self) -> None:
+        n, rg = self.transitions.shape[1], self.row_groups
+        if rg.shape != (n + 1,) or rg[0] != 0 or rg[-1] != self.transitions.shape[0] or np.any(np.diff(rg) < 1):
+            raise ModelError(f"{self.source}: row groups do not match the transition matrix (every state needs a choice)")
+        if self.choice_actions.shape != (self.transitions.shape[0],):
+            raise ModelError(f"{self.source}: need one action per choice")
+        if not 0 <= self.initial_state < n:
+            raise ModelError(f"{self.source}: initial state {self.initial_state} out of range")
+        for name, mask in self.labels.items():
+            if mask.shape != (n,):
+                raise ModelError(f"{self.source}: label '{name}' has {mask.shape[0]} entries, expected {n}")
+        sums = self.transitions.sum(axis=1).A1
+        bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
+        if bad.size:
+            row = int(bad[0])
+            state = int(np.searchsorted(rg, row, side="right") - 1)
+            raise ModelError(f"{self.source}: the probabilities of action '{self.action_names[self.choice_actions[row]]}'"
+                             f" in state {self.valuation_text(state)} sum to {sums[row]:.12g}, not 1")
+
+    # ----------------------------------------------------------------------------------------------- sizes
+    @property
+    def n_states(self) -> int:
+        return self.transitions.shape[1]
+
+    @property
+    def n_choices(self) -> int:
+        return self.transitions.shape[0]
+
+    @property
+    def n_transitions(self) -> int:
+        return self.transitions.nnz
+
+    @cached_property
+    def choice_counts(self) -> np.ndarray:
+        """Number of enabled choices of every state."""
+        return _frozen(np.diff(self.row_groups))
+
+    @cached_property
+    def state_of_choice(self) -> np.ndarray:
+        """The state every choice (row) belongs to."""
+        return _frozen(np.repeat(np.arange(self.n_states), self.choice_counts))
+
+    @cached_property
+    def decision_states(self) -> np.ndarray:
+        """Boolean mask of the states with two or more enabled choices (the |S| of the distances d1)."""
+        return _frozen(self.choice_counts >= 2)
+
+    def choices(self, state: int) -> range:
+        return range(int(self.row_groups[state]), int(self.row_groups[state + 1]))
+
+    def action(self, choice: int) -> str:
+        """The action name of a choice (row)."""
+        return self.action_names[self.choice_actions[choice]]
+
+    def enabled_actions(self, state: int) -> list[str]:
+        return [self.action(r) for r in self.choices(state)]
+
+    def choice_of(self, state: int, action: str) -> int:
+        """The row of ``action`` in ``state``; raises :class:`StateError` naming the state and the enabled actions."""
+        rows = [r for r in self.choices(state) if self.action(r) == action]
+        if len(rows) == 1:
+            return rows[0]
+        enabled = ", ".join(repr(a) for a in self.enabled_actions(state))
+        if not rows:
+            raise StateError(f"action '{action}' is not enabled in state {self.state_name(state)} (enabled: {enabled})")
+        raise StateError(f"state {self.state_name(state)} has {len(rows)} choices labelled '{action}'; "
+                         f"stormcf needs distinct action names per state")
+
+    # -------------------------------------------------------------------------------------------- states
+    @cached_property
+    def variables(self) -> tuple[str, ...]:
+        return tuple(self.valuations)
+
+    def valuation(self, state: int) -> dict[str, Any]:
+        """The PRISM variable values of a state, as plain Python values."""
+        return {v: self.valuations[v][state].item() for v in self.variables}
+
+    @cached_property
+    def _valuation_index(self) -> dict[tuple, int]:
+        cols = [self.valuations[v].tolist() for v in self.variables]
+        index = {}
+        for s, key in enumerate(zip(*cols)):
+            index.setdefault(key, s)
+        return index
+
+    def state_index(self, valuation: Mapping[str, Any]) -> int:
+        """Look up a state from a (full or partial) valuation such as ``{"s": 3, "d": 0}``.
+
+        Raises :class:`StateError` if a variable is unknown, a value has the wrong type, no state matches, or a
+        partial valuation matches several states.
+        """
+        if not isinstance(valuation, Mapping) or not valuation:
+            raise StateError(f"a state must be given as a non-empty valuation object, got {valuation!r}")
+        if not self.variables:
+            raise StateError(f"{self.source} has no state valuations (e.g. a DRN file); states cannot be named")
+        for var, value in valuation.items():
+            if var not in self.valuations:
+                raise StateError(f"unknown variable '{var}' in state {_fmt(valuation)} "
+                                 f"(variables: {', '.join(self.variables)})")
+            _check_value_type(var, value, self.valuations[var])
+        if set(valuation) == set(self.variables):
+            s = self._valuation_index.get(tuple(valuation[v] for v in self.variables))
+            if s is None:
+                raise StateError(f"no reachable state {_fmt(valuation)} in {self.source}")
+            return s
+        mask = np.ones(self.n_states, dtype=bool)
+        for var, value in valuation.items():
+            mask &= self.valuations[var] == value
+        hits = np.flatnonzero(mask)
+        if hits.size == 0:
+            raise StateError(f"no reachable state {_fmt(valuation)} in {self.source}")
+        if hits.size > 1:
+            raise StateError(f"valuation {_fmt(valuation)} matches {hits.size} states; give all variables "
+                             f"({', '.join(self.variables)})")
+        return int(hits[0])
+
+    def state_name(self, state: int) -> str:
+        """A human-readable name of a state, following ``self.naming``."""
+        scheme = self.naming
+        if scheme == "index":
+            return f"state {state}"
+        if scheme == "labels":
+            names = [k for k, m in self.labels.items()
+                     if m[state] and k not in RESERVED_LABELS and _IDENTIFIER.match(k)]
+            if names:
+                return ",".join(sorted(names))
+        elif "{" in scheme:
+            try:
+                return scheme.format_map(self.valuation(state))
+            except (KeyError, ValueError, IndexError) as err:
+                raise ModelError(f"state naming template {scheme!r} does not fit the variables "
+                                 f"({', '.join(self.variables)}): {err}") from None
+        return self.valuation_text(state)
+
+    def valuation_text(self, state: int) -> str:
+        """PRISM-style valuation text ``s=3 & d=0`` (Booleans as ``b`` / ``!b``)."""
+        if not self.variables:
+            return f"state {state}"
+        parts = []
+        for var, value in self.valuation(state).items():
+            parts.append((var if value else f"!{var}") if isinstance(value, bool) else f"{var}={value}")
+        return " & ".join(parts)
+
+    def with_naming(self, naming: str) -> "ExplicitModel":
+        """The same model (arrays shared) with another state-naming scheme."""
+        if naming not in ("valuation", "labels", "index") and "{" not in naming:
+            raise ModelError(f"unknown state naming {naming!r}: use valuation, labels, index or a template like '{{s}}'")
+        return dataclasses.replace(self, naming=naming)
+
+    # -------------------------------------------------------------------------------------------- labels
+    def label(self, name: str) -> np.ndarray:
+        """The mask of a state label; raises :class:`PropertyError` for unknown labels."""
+        if name == "init":
+            mask = np.zeros(self.n_states, dtype=bool)
+            mask[self.initial_state] = True
+            return _frozen(mask)
+        try:
+            return self.labels[name]
+        except KeyError:
+            raise PropertyError(f"unknown label \"{name}\" in {self.source} "
+                                f"(labels: {', '.join(self.user_labels) or 'none'})") from None
+
+    @property
+    def user_labels(self) -> list[str]:
+        """The labels a model author wrote (no ``init``/``deadlock``, no expression labels of properties)."""
+        return sorted(k for k in self.labels if k not in RESERVED_LABELS and _IDENTIFIER.match(k))
+
+    def reward_model(self, name: str | None = None) -> RewardModel:
+        if name is None:
+            if len(self.rewards) != 1:
+                raise PropertyError(f"{self.source} has {len(self.rewards)} reward models "
+                                    f"({', '.join(self.rewards) or 'none'}); name one")
+            return next(iter(self.rewards.values()))
+        try:
+            return self.rewards[name]
+        except KeyError:
+            raise PropertyError(f"unknown reward model \"{name}\" in {self.source} "
+                                f"(reward models: {', '.join(self.rewards) or 'none'})") from None
+
+    def expected_choice_rewards(self, name: str | None = None) -> np.ndarray:
+        """Per choice: state-action reward plus the expected transition reward Σ_s' P(s,a,s')·r(s,a,s')."""
+        rm = self.reward_model(name)
+        r = np.zeros(self.n_choices) if rm.choice is None else np.array(rm.choice, dtype=float)
+        if rm.transition is not None:
+            P = self.transitions
+            r += sp.csr_matrix((P.data * rm.transition, P.indices, P.indptr), shape=P.shape).sum(axis=1).A1
+        return r
+
+    def summary(self) -> dict[str, Any]:
+        """Sizes and vocabulary of the model (what ``stormcf info`` prints)."""
+        return {
+            "source": self.source,
+            "type": self.model_type,
+            "states": self.n_states,
+            "choices": self.n_choices,
+            "transitions": self.n_transitions,
+            "decision_states": int(self.decision_states.sum()),
+            "initial_state": self.valuation(self.initial_state) if self.variables else self.initial_state,
+            "labels": self.user_labels,
+            "actions": sorted(a for a in self.action_names if a),
+            "reward_models": {k: [p for p in ("state", "choice", "transition") if getattr(v, p) is not None]
+                              for k, v in self.rewards.items()},
+            "variables": {v: [self.valuations[v].min().item(), self.valuations[v].max().item()]
+                          for v in self.variables},
+        }
+
+
+def _fmt(valuation: Mapping[str, Any]) -> str:
+    return " & ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in valuation.items())
+
+
+def _check_value_type(var: str, value: Any, column: np.ndarray) -> None:
+    if column.dtype == bool:
+        if not isinstance(value, bool):
+            raise StateError(f"variable '{var}' is Boolean; got {value!r}")
+    elif np.issubdtype(column.dtype, np.integer):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise StateError(f"variable '{var}' is an integer; got {value!r}")
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise StateError(f"variable '{var}' is numeric; got {value!r}")

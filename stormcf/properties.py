@@ -1,0 +1,74 @@
+"""PCTL properties as stormcf sees them: Storm parses them; this records what the analyses need to know.
+
+A :class:`Property` is created by :func:`stormcf.storm.parse_property`, which uses Storm's PRISM property parser, so
+the syntax is Storm's: ``P<=0.2 [F "rejected"]``, ``Pmin=? [F s=3 & d>0]``, ``R{"steps"}=? [C<=10]``, ...
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from .errors import PropertyError
+
+_COMPARE = {
+    "<=": lambda x, b: x <= b,
+    "<": lambda x, b: x < b,
+    ">=": lambda x, b: x >= b,
+    ">": lambda x, b: x > b,
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Property:
+    """A parsed PCTL property.
+
+    Attributes:
+        text: the property as Storm prints it, e.g. ``P<=1/5 [F "rejected"]``.
+        operator: ``"P"`` (probability), ``"R"`` (reward), ``"T"`` (time) or ``None`` for a state formula.
+        optimization: ``"min"``, ``"max"`` or ``None``.
+        comparison: ``"<="``, ``"<"``, ``">="``, ``">"`` when the property has a bound, else ``None``.
+        threshold: the bound as an exact fraction (``1/5`` for ``0.2``), else ``None``.
+        path: the path formula kind: ``"eventually"``, ``"until"``, ``"bounded_until"``, ``"globally"``,
+            ``"cumulative"``, ``"instantaneous"``, ``"next"`` or ``"other"``.
+        target: for ``F φ`` and ``ψ U φ`` (also step-bounded): the mask of states satisfying φ, computed by Storm.
+        constraint: for ``ψ U φ``: the mask of ψ (all ``True`` for ``F``).
+        step_bound: the upper step bound of ``F<=k`` / ``U<=k``.
+        reward_model: the reward model name of ``R{"name"}`` properties.
+    """
+
+    text: str
+    operator: str | None
+    optimization: str | None
+    comparison: str | None
+    threshold: Fraction | None
+    path: str
+    target: np.ndarray | None = None
+    constraint: np.ndarray | None = None
+    step_bound: int | None = None
+    reward_model: str | None = None
+    storm: Any = field(default=None, repr=False)
+
+    @property
+    def has_bound(self) -> bool:
+        return self.comparison is not None
+
+    def satisfied_by(self, value: float | Fraction) -> bool:
+        """Whether ``value`` meets the property's bound (exactly when ``value`` is a Fraction)."""
+        if self.comparison is None:
+            raise PropertyError(f"property {self.text} has no bound")
+        b = self.threshold if isinstance(value, Fraction) else float(self.threshold)
+        return _COMPARE[self.comparison](value, b)
+
+    @property
+    def is_reachability(self) -> bool:
+        """``P ⋈ b [F φ]`` / ``P=? [F φ]``: unbounded reachability of a target."""
+        return self.operator == "P" and self.path == "eventually"
+
+    def require_reachability(self, what: str) -> np.ndarray:
+        """The target mask of an unbounded ``P [F φ]`` property, or a :class:`PropertyError` saying ``what`` needs it."""
+        if not self.is_reachability or self.target is None:
+            raise PropertyError(f"{what} needs an unbounded reachability property P.. [F φ]; got {self.text}")
+        return self.target

@@ -1,0 +1,203 @@
+"""Memoryless randomized strategies σ: S → Distr(A), stored as one probability per choice (row).
+
+JSON format (states by PRISM valuation, actions by PRISM action name)::
+
+    {"states": [{"state": {"s": 0}, "actions": {"Apply": 1.0}},
+                {"state": {"s": 5}, "actions": {"Quit": 0.7, "Submit": 0.3}}],
+     "default": "uniform"}
+
+- ``default`` is ``"uniform"`` (decision states not listed play uniformly; the default when the key is absent) or
+  ``"error"`` (every decision state, i.e. every state with two or more enabled actions, must be listed).
+- States with a single enabled action need no entry. Actions not named in an entry get probability 0.
+- Every entry's probabilities must be non-negative and sum to 1 within 1e-9; a state may appear only once.
+- Writing lists every decision state with its non-zero actions and ``"default": "error"``, so a written file
+  reads back to the same strategy.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import ModelError, StateError, StrategyError
+from .examples import resolve_file
+from .model import ExplicitModel
+
+#: tolerance on "probabilities sum to 1"
+SUM_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True, eq=False)
+class Strategy:
+    """A memoryless randomized strategy: ``probabilities[row]`` = σ(s)(a) for the choice ``row`` = (s, a)."""
+
+    model: ExplicitModel
+    probabilities: np.ndarray
+
+    def __post_init__(self) -> None:
+        p = np.array(self.probabilities, dtype=float)
+        m = self.model
+        if p.shape != (m.n_choices,):
+            raise StrategyError(f"a strategy needs one probability per choice ({m.n_choices}), got shape {p.shape}")
+        if not np.all(np.isfinite(p)):
+            s = int(m.state_of_choice[np.flatnonzero(~np.isfinite(p))[0]])
+            raise StrategyError(f"state {m.state_name(s)}: probabilities must be finite numbers")
+        if np.any(p < 0):
+            row = int(np.flatnonzero(p < 0)[0])
+            raise StrategyError(f"state {m.state_name(int(m.state_of_choice[row]))}: probability of action "
+                                f"'{m.action(row)}' is negative ({p[row]:g})")
+        sums = np.bincount(m.state_of_choice, weights=p, minlength=m.n_states)
+        bad = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOLERANCE)
+        if bad.size:
+            raise StrategyError(f"state {m.state_name(int(bad[0]))}: probabilities sum to {sums[bad[0]]:.12g}, "
+                                f"not 1 (tolerance {SUM_TOLERANCE:g})")
+        p.flags.writeable = False
+        object.__setattr__(self, "probabilities", p)
+
+    # ------------------------------------------------------------------------------------------ constructors
+    @classmethod
+    def uniform(cls, model: ExplicitModel) -> "Strategy":
+        """σ(s)(a) = 1/|A(s)|."""
+        return cls(model, 1.0 / model.choice_counts[model.state_of_choice])
+
+    @classmethod
+    def deterministic(cls, model: ExplicitModel, rows: np.ndarray) -> "Strategy":
+        """The strategy that plays choice ``rows[s]`` in state ``s`` with probability 1."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.shape != (model.n_states,) or np.any(rows < model.row_groups[:-1]) or np.any(rows >= model.row_groups[1:]):
+            raise StrategyError("a deterministic strategy needs one enabled choice per state")
+        p = np.zeros(model.n_choices)
+        p[rows] = 1.0
+        return cls(model, p)
+
+    @classmethod
+    def random(cls, model: ExplicitModel, seed: int = 0, concentration: float = 1.0) -> "Strategy":
+        """A seeded random strategy: σ(s) ~ Dirichlet(concentration, ..., concentration) in every state."""
+        rng = np.random.default_rng(seed)
+        w = rng.gamma(concentration, size=model.n_choices)
+        w = np.maximum(w, np.finfo(float).tiny)
+        return cls(model, w / np.bincount(model.state_of_choice, weights=w)[model.state_of_choice])
+
+    @classmethod
+    def from_solution(cls, model: ExplicitModel, probabilities: np.ndarray, tolerance: float = 1e-6) -> "Strategy":
+        """A strategy from a solver's numbers: values within ``tolerance`` of [0, 1] are clipped and every state's
+        distribution is renormalised; larger violations raise :class:`StrategyError`."""
+        p = np.asarray(probabilities, dtype=float)
+        if p.shape != (model.n_choices,) or np.any(p < -tolerance) or np.any(p > 1 + tolerance):
+            raise StrategyError("solver returned probabilities outside [0, 1]")
+        p = np.clip(p, 0.0, 1.0)
+        p[p < 1e-12] = 0.0
+        sums = np.bincount(model.state_of_choice, weights=p, minlength=model.n_states)
+        if np.any(np.abs(sums - 1.0) > tolerance * model.choice_counts.max()):
+            raise StrategyError("solver returned distributions that do not sum to 1")
+        return cls(model, p / sums[model.state_of_choice])
+
+    # ------------------------------------------------------------------------------------------ queries
+    def distribution(self, state: int) -> dict[str, float]:
+        """σ(s) as ``{action name: probability}`` (all enabled actions)."""
+        return {self.model.action(r): float(self.probabilities[r]) for r in self.model.choices(state)}
+
+    @property
+    def is_deterministic(self) -> bool:
+        return bool(np.all((self.probabilities == 0) | (self.probabilities == 1)))
+
+    def replace_states(self, states: np.ndarray, other: "Strategy") -> "Strategy":
+        """This strategy with the distributions of ``other`` in the states of the boolean mask ``states``."""
+        take = np.asarray(states, dtype=bool)[self.model.state_of_choice]
+        return Strategy(self.model, np.where(take, other.probabilities, self.probabilities))
+
+    def allclose(self, other: "Strategy", atol: float = 1e-12) -> bool:
+        return other.model is self.model and bool(np.allclose(self.probabilities, other.probabilities, atol=atol, rtol=0))
+
+    # ------------------------------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: every decision state with its non-zero actions, and ``"default": "error"``."""
+        m = self.model
+        entries = []
+        for s in np.flatnonzero(m.decision_states):
+            actions = {m.action(r): float(self.probabilities[r]) for r in m.choices(s) if self.probabilities[r] > 0}
+            entries.append({"state": m.valuation(int(s)), "actions": actions})
+        return {"states": entries, "default": "error"}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+
+    @classmethod
+    def from_dict(cls, model: ExplicitModel, data: Any, source: str = "strategy") -> "Strategy":
+        """Read the JSON form (see the module docstring); errors name the file, entry, state and action."""
+        return _StrategyReader(model, source).read(data)
+
+    @classmethod
+    def load(cls, model: ExplicitModel, path: str | Path) -> "Strategy":
+        try:
+            data = json.loads(resolve_file(path).read_text())
+        except ModelError as err:
+            raise StrategyError(str(err)) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise StrategyError(f"{path}: not valid JSON ({err})") from None
+        return cls.from_dict(model, data, source=str(path))
+
+
+class _StrategyReader:
+    def __init__(self, model: ExplicitModel, source: str) -> None:
+        self.model, self.source = model, source
+
+    def fail(self, where: str, message: str) -> StrategyError:
+        return StrategyError(f"{self.source}: {where}: {message}" if where else f"{self.source}: {message}")
+
+    def read(self, data: Any) -> Strategy:
+        m = self.model
+        if not isinstance(data, Mapping) or not isinstance(data.get("states"), list):
+            raise self.fail("", 'expected an object {"states": [...], "default": "uniform" | "error"}')
+        default = data.get("default", "uniform")
+        if default not in ("uniform", "error"):
+            raise self.fail("default", f'must be "uniform" or "error", got {default!r}')
+        p = np.full(m.n_choices, np.nan)
+        seen: dict[int, int] = {}
+        for i, entry in enumerate(data["states"]):
+            state = self.read_entry(i, entry, p, seen)
+            seen[state] = i
+        missing = np.isnan(p)
+        if missing.any():
+            unlisted = np.zeros(m.n_states, dtype=bool)
+            unlisted[m.state_of_choice[missing]] = True
+            if default == "error":
+                todo = np.flatnonzero(unlisted & m.decision_states)
+                if todo.size:
+                    names = ", ".join(m.state_name(int(s)) for s in todo[:3]) + (", ..." if todo.size > 3 else "")
+                    raise self.fail("", f'{todo.size} decision state(s) not listed and "default" is "error": {names}')
+            p[missing] = 1.0 / m.choice_counts[m.state_of_choice[missing]]
+        return Strategy(m, p)
+
+    def read_entry(self, i: int, entry: Any, p: np.ndarray, seen: dict[int, int]) -> int:
+        m, where = self.model, f"states[{i}]"
+        if not isinstance(entry, Mapping) or "state" not in entry or "actions" not in entry:
+            raise self.fail(where, 'expected {"state": {...}, "actions": {...}}')
+        try:
+            s = m.state_index(entry["state"])
+        except StateError as err:
+            raise self.fail(where, str(err)) from None
+        where = f"{where} ({m.state_name(s)})"
+        if s in seen:
+            raise self.fail(where, f"state given twice (also states[{seen[s]}])")
+        actions = entry["actions"]
+        if not isinstance(actions, Mapping) or not actions:
+            raise self.fail(where, '"actions" must map action names to probabilities')
+        rows = list(m.choices(s))
+        p[rows] = 0.0
+        for name, prob in actions.items():
+            if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not np.isfinite(prob):
+                raise self.fail(where, f"probability of '{name}' must be a number, got {prob!r}")
+            if prob < 0:
+                raise self.fail(where, f"probability of '{name}' is negative ({prob})")
+            try:
+                p[m.choice_of(s, name)] = prob
+            except StateError as err:
+                raise self.fail(where, str(err)) from None
+        total = float(p[rows].sum())
+        if abs(total - 1.0) > SUM_TOLERANCE:
+            raise self.fail(where, f"probabilities sum to {total:.12g}, not 1 (tolerance {SUM_TOLERANCE:g})")
+        return s

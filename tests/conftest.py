@@ -1,0 +1,21 @@
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import stormcf
+
+# Deterministic example generation in CI; Storm calls are too slow for hypothesis' default deadline.
+settings.register_profile("stormcf", derandomize=True, deadline=None, max_examples=40,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "stormcf"))
+
+
+@pytest.fixture(scope="session")
+def loan():
+    return stormcf.load_model(stormcf.example_path("loan.prism"))
+
+
+@pytest.fixture(scope="session")
+def impatient(loan):
+    return stormcf.Strategy.load(loan, stormcf.example_path("loan.impatient.json"))

@@ -1,0 +1,152 @@
+"""The command line: the loan numbers, and one clear line with exit code 2 for every bad input."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+import stormcf
+from stormcf.cli import main
+
+LOAN = str(stormcf.example_path("loan.prism"))
+IMPATIENT = str(stormcf.example_path("loan.impatient.json"))
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_reports_0411_and_exact_fraction(capsys):
+    code, out, err = run(capsys, "check", LOAN, "--strategy", IMPATIENT, "--prop", 'P=? [F "rejected"]')
+    assert code == 0 and err == ""
+    assert 'P=? [F "rejected"] = 0.411\n' in out
+    code, out, _ = run(capsys, "check", LOAN, "--strategy", IMPATIENT, "--prop", 'P=? [F "rejected"]', "--exact")
+    assert code == 0 and "= 411/1000" in out
+
+
+def test_check_json(capsys):
+    code, out, _ = run(capsys, "check", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "--exact", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["result"]["exact"] == "411/1000" and data["result"]["holds"] is False
+    assert data["result"]["value"] == pytest.approx(0.411)
+
+
+def test_check_mdp_without_strategy(capsys):
+    code, out, _ = run(capsys, "check", LOAN, "--prop", 'Pmin=? [F "rejected"]', "--exact")
+    assert code == 0 and "= 1/50" in out
+
+
+def test_info(capsys):
+    code, out, _ = run(capsys, "info", LOAN)
+    assert code == 0
+    assert "9 states, 13 choices, 17 transitions (4 decision states)" in out
+    assert '"granted"' in out and "Apply, Consult, Provider, Quit, Submit" in out
+    code, out, _ = run(capsys, "info", LOAN, "--json")
+    data = json.loads(out)
+    assert data["states"] == 9 and data["reward_models"] == {"steps": ["state"]} and data["variables"] == {"s": [0, 8]}
+
+
+def test_demo(capsys):
+    code, out, _ = run(capsys, "demo")
+    assert code == 0
+    assert "0.411 (exactly 411/1000)" in out and "Rework" in out
+
+
+def _write(tmp_path, name, text):
+    f = tmp_path / name
+    f.write_text(text)
+    return str(f)
+
+
+def _strategy(tmp_path, entries, default="uniform"):
+    return _write(tmp_path, f"s{len(list(tmp_path.iterdir()))}.json", json.dumps({"states": entries, "default": default}))
+
+
+@pytest.mark.parametrize("case", [
+    "missing file", "syntax error", "undefined constants", "unknown constant", "unknown label", "unknown state",
+    "unknown action", "negative", "not summing to 1", "state twice", "bad json", "missing strategy", "bad option",
+])
+def test_user_errors_exit_2_with_one_line(capsys, tmp_path, case):
+    prop = 'P=? [F "rejected"]'
+    good = _strategy(tmp_path, [])
+    argv = {
+        "missing file": ["check", str(tmp_path / "nope.prism"), "--prop", prop],
+        "syntax error": ["info", _write(tmp_path, "bad.prism", "mdp\nmodule m\n s : [0..1] init 0;\n"
+                                        " [a] s=0 -> 0.5:(s'=1) + 0.5 (s'=0);\nendmodule\n")],
+        "undefined constants": ["info", _write(tmp_path, "c.prism", "mdp\nconst int N;\nmodule m\n s : [0..N] init 0;"
+                                               "\n [a] s<N -> (s'=s+1);\nendmodule\n")],
+        "unknown constant": ["info", LOAN, "--constants", "N=3"],
+        "unknown label": ["check", LOAN, "--strategy", good, "--prop", 'P=? [F "approved"]'],
+        "unknown state": ["check", LOAN, "--strategy", _strategy(tmp_path, [{"state": {"s": 9}, "actions": {"Quit": 1}}]),
+                          "--prop", prop],
+        "unknown action": ["check", LOAN, "--strategy",
+                           _strategy(tmp_path, [{"state": {"s": 5}, "actions": {"Retry": 1}}]), "--prop", prop],
+        "negative": ["check", LOAN, "--strategy",
+                     _strategy(tmp_path, [{"state": {"s": 5}, "actions": {"Quit": 1.5, "Submit": -0.5}}]),
+                     "--prop", prop],
+        "not summing to 1": ["check", LOAN, "--strategy",
+                             _strategy(tmp_path, [{"state": {"s": 5}, "actions": {"Quit": 0.5, "Submit": 0.4}}]),
+                             "--prop", prop],
+        "state twice": ["check", LOAN, "--strategy",
+                        _strategy(tmp_path, [{"state": {"s": 5}, "actions": {"Quit": 1}},
+                                             {"state": {"s": 5}, "actions": {"Submit": 1}}]), "--prop", prop],
+        "bad json": ["check", LOAN, "--strategy", _write(tmp_path, "j.json", "{"), "--prop", prop],
+        "missing strategy": ["check", LOAN, "--strategy", str(tmp_path / "none.json"), "--prop", prop],
+        "bad option": ["check", LOAN, "--prop", prop, "--frobnicate"],
+    }[case]
+    expected = {
+        "missing file": "nope.prism: file not found",
+        "syntax error": "bad.prism:4:",
+        "undefined constants": "undefined constants N",
+        "unknown constant": "unknown undefined constant 'N'",
+        "unknown label": 'unknown label "approved"',
+        "unknown state": "no reachable state s=9",
+        "unknown action": "action 'Retry' is not enabled in state s=5",
+        "negative": "'Submit' is negative",
+        "not summing to 1": "sum to 0.9, not 1",
+        "state twice": "state given twice",
+        "bad json": "not valid JSON",
+        "missing strategy": "none.json: file not found",
+        "bad option": "unrecognized arguments: --frobnicate",
+    }[case]
+    with pytest.raises(SystemExit) if case == "bad option" else _no_exit() as exc:
+        code, out, err = run(capsys, *argv)
+    if case == "bad option":
+        code, err = exc.value.code, capsys.readouterr().err
+    assert code == 2
+    assert expected in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+class _no_exit:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_internal_error_exits_1(capsys, monkeypatch):
+    import stormcf.cli.info as info
+
+    def boom(args):
+        raise RuntimeError("unexpected")
+    monkeypatch.setattr(info, "model_from_args", boom)
+    code, out, err = run(capsys, "info", LOAN)
+    assert code == 1 and "internal error" in err and "Traceback" not in err
+
+
+def test_console_script_runs_without_traceback(tmp_path):
+    """The installed entry point, in a fresh process, from a directory without the example files."""
+    proc = subprocess.run([sys.executable, "-m", "stormcf", "check", "prism_models/loan.prism", "--strategy",
+                           "prism_models/loan.impatient.json", "--prop", 'P=? [F "rejected"]', "--exact"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "411/1000" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "stormcf", "info", "missing.prism"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr == "stormcf: error: missing.prism: file not found\n"
+    assert proc.stdout == ""

@@ -1,0 +1,98 @@
+"""Strategies: validation, constructors, the JSON format, distances (seed 000's Example 3)."""
+import json
+
+import numpy as np
+import pytest
+
+import stormcf
+from stormcf import Strategy
+
+
+def test_impatient_strategy(loan, impatient):
+    rework = loan.state_index({"s": 5})
+    assert impatient.distribution(rework) == {"Submit": 0.3, "Quit": 0.7} or \
+        impatient.distribution(rework) == {"Quit": 0.7, "Submit": 0.3}
+    assert not impatient.is_deterministic
+
+
+def test_json_round_trip(loan, impatient, tmp_path):
+    f = tmp_path / "s.json"
+    impatient.save(f)
+    assert Strategy.load(loan, f).allclose(impatient, atol=0)
+    r = Strategy.random(loan, seed=3)
+    r.save(f)
+    assert Strategy.load(loan, f).allclose(r, atol=0)          # repr() of floats round-trips exactly
+
+
+def test_default_uniform_and_single_action_states(loan):
+    s = Strategy.from_dict(loan, {"states": [{"state": {"s": 0}, "actions": {"Apply": 1}}]})
+    err = loan.state_index({"s": 3})
+    assert s.distribution(err) == {"Consult": 0.5, "Quit": 0.5}
+    # listing a single-action state is fine if it plays its only action
+    t = Strategy.from_dict(loan, {"states": [{"state": {"s": 1}, "actions": {"Provider": 1.0}}], "default": "uniform"})
+    assert t.allclose(Strategy.uniform(loan))
+
+
+BAD = [
+    ({"states": [{"state": {"s": 12}, "actions": {"Apply": 1}}]}, "states\\[0\\]: no reachable state s=12"),
+    ({"states": [{"state": {"t": 0}, "actions": {"Apply": 1}}]}, "unknown variable 't'"),
+    ({"states": [{"state": {"s": 0}, "actions": {"Fly": 1}}]}, "action 'Fly' is not enabled in state s=0"),
+    ({"states": [{"state": {"s": 0}, "actions": {"Apply": 1.2, "Consult": -0.2}}]}, "'Consult' is negative"),
+    ({"states": [{"state": {"s": 0}, "actions": {"Apply": 0.5, "Consult": 0.4}}]}, "sum to 0.9, not 1"),
+    ({"states": [{"state": {"s": 0}, "actions": {"Apply": 1}}, {"state": {"s": 0}, "actions": {"Apply": 1}}]},
+     "states\\[1\\] \\(s=0\\): state given twice \\(also states\\[0\\]\\)"),
+    ({"states": [{"state": {"s": 0}, "actions": {"Apply": 1}}], "default": "error"}, "3 decision state"),
+    ({"states": [], "default": "random"}, "default"),
+    ({"states": [{"state": {"s": 0}, "actions": {"Apply": "1"}}]}, "must be a number"),
+    ({"strategy": []}, "expected an object"),
+]
+
+
+@pytest.mark.parametrize("data,message", BAD)
+def test_bad_strategies_name_the_problem(loan, data, message):
+    with pytest.raises(stormcf.StrategyError, match=message):
+        Strategy.from_dict(loan, data, source="S.json")
+
+
+def test_sum_tolerance(loan):
+    ok = {"states": [{"state": {"s": 0}, "actions": {"Apply": 0.5, "Consult": 0.5 + 5e-10}}]}
+    Strategy.from_dict(loan, ok)
+    bad = {"states": [{"state": {"s": 0}, "actions": {"Apply": 0.5, "Consult": 0.5 + 5e-9}}]}
+    with pytest.raises(stormcf.StrategyError):
+        Strategy.from_dict(loan, bad)
+
+
+def test_load_errors(loan, tmp_path):
+    with pytest.raises(stormcf.StrategyError, match="file not found"):
+        Strategy.load(loan, tmp_path / "missing.json")
+    (tmp_path / "x.json").write_text("{not json")
+    with pytest.raises(stormcf.StrategyError, match="not valid JSON"):
+        Strategy.load(loan, tmp_path / "x.json")
+
+
+def test_constructors(loan):
+    u = Strategy.uniform(loan)
+    assert u.distribution(0) == {"Apply": 0.5, "Consult": 0.5}
+    r1, r2 = Strategy.random(loan, seed=7), Strategy.random(loan, seed=7)
+    assert r1.allclose(r2, atol=0) and not r1.allclose(Strategy.random(loan, seed=8))
+    with pytest.raises(stormcf.StrategyError):
+        Strategy(loan, np.full(loan.n_choices, 0.5))
+    with pytest.raises(stormcf.StrategyError, match="one enabled choice per state"):
+        Strategy.deterministic(loan, np.zeros(loan.n_states, dtype=int))
+    noisy = u.probabilities + 1e-9 * np.sign(np.sin(np.arange(loan.n_choices)))
+    clean = Strategy.from_solution(loan, noisy)
+    np.testing.assert_allclose(clean.probabilities, u.probabilities, atol=1e-8)
+
+
+def test_example_3_distances(loan, impatient):
+    """Seed 000, Example 3: σ* changes Rework to Quit 0.14 / Submit 0.86: Δ = 0.56, d0 = 1, d1 = 0.14, d∞ = 0.56."""
+    data = json.loads(stormcf.example_path("loan.impatient.json").read_text())
+    data["states"][3]["actions"] = {"Quit": 0.14, "Submit": 0.86}
+    cf = Strategy.from_dict(loan, data)
+    d = stormcf.strategy_distance(impatient, cf)
+    assert d.d0 == 1
+    assert d.d1 == pytest.approx(0.14)
+    assert d.dinf == pytest.approx(0.56)
+    assert d.weighted() == pytest.approx(1 + 0.14 + 0.56)
+    assert list(d.changed_states) == [loan.state_index({"s": 5})]
+    assert stormcf.strategy_distance(impatient, impatient).weighted() == 0
