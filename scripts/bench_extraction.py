@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -30,7 +31,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.firewire is not None:
         from stormpy.examples.files import _path
-        path, constants = _path("mdp", "firewire.nm"), f"delay={args.firewire},fast=0.5"
+        path, constants = Path(_path("mdp", "firewire.nm")), f"delay={args.firewire},fast=0.5"
     else:
         path, constants = example_path("grid.prism"), f"N={args.grid}"
     description = storm._instantiate(storm._parse_description(path, ".prism", str(path)), constants, str(path))
