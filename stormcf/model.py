@@ -293,6 +293,22 @@ class ExplicitModel:
             r += sp.csr_matrix((P.data * rm.transition, P.indices, P.indptr), shape=P.shape).sum(axis=1).A1
         return r
 
+    def step_rewards(self, name: str | None = None) -> np.ndarray:
+        """R(s, a) per choice: the state reward of s plus the state-action reward of (s, a), i.e. what one step
+        earns in Storm's cumulative-reward semantics (``R=? [C<=T]``).
+
+        Transition rewards are rejected (:class:`PropertyError`): counterfactual analyses would need their
+        expectation under counterfactual, not nominal, transition probabilities.
+        """
+        rm = self.reward_model(name)
+        if rm.has_transition_rewards:
+            raise PropertyError(f"reward model \"{rm.name}\" of {self.source} has transition rewards, which this "
+                                f"analysis does not support; use state or state-action rewards")
+        r = np.zeros(self.n_choices) if rm.choice is None else np.array(rm.choice, dtype=float)
+        if rm.state is not None:
+            r += rm.state[self.state_of_choice]
+        return r
+
     def summary(self) -> dict[str, Any]:
         """Sizes and vocabulary of the model (what ``stormcf info`` prints)."""
         return {

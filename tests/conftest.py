@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -19,3 +20,15 @@ def loan():
 @pytest.fixture(scope="session")
 def impatient(loan):
     return stormcf.Strategy.load(loan, stormcf.example_path("loan.impatient.json"))
+
+
+#: ../shared beside the checkout (CI puts it there); STORMCF_SHARED overrides
+SHARED = Path(os.environ.get("STORMCF_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+
+
+@pytest.fixture(scope="session")
+def reference_instances() -> Path:
+    """The seed authors' outputs (../shared/data/reference-instances)."""
+    folder = SHARED / "data" / "reference-instances"
+    assert folder.is_dir(), f"reference instances not found at {folder} (set STORMCF_SHARED)"
+    return folder

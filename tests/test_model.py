@@ -78,3 +78,14 @@ def test_bad_arrays_are_rejected():
         stormcf.ExplicitModel(P, [0, 2, 2], [0, 0], [""], {}, {}, {}, 0)
     with pytest.raises(stormcf.ModelError, match="sum to 0.9"):
         stormcf.ExplicitModel(np.array([[0.5, 0.4], [0.0, 1.0]]), [0, 1, 2], [0, 0], [""], {}, {}, {}, 0)
+
+
+def test_step_rewards(loan):
+    r = loan.step_rewards("steps")
+    np.testing.assert_array_equal(r, (loan.valuations["s"] < 7)[loan.state_of_choice].astype(float))
+    P = np.array([[0.5, 0.5], [0.0, 1.0]])
+    m = stormcf.ExplicitModel(P, [0, 1, 2], [0, 0], [""], {}, {}, {"tr": stormcf.RewardModel("tr", transition=[1, 2, 0])},
+                              0)
+    with pytest.raises(stormcf.PropertyError, match="transition rewards"):
+        m.step_rewards("tr")
+    np.testing.assert_allclose(m.expected_choice_rewards("tr"), [1.5, 0.0])

@@ -1,0 +1,174 @@
+"""Observed paths (episodes) of an MDP, their JSON format, and a seeded simulator.
+
+JSON format (states by PRISM valuation, actions by PRISM action name)::
+
+    {"steps": [{"state": {"x": 0, "y": 0}, "action": "east"},
+               {"state": {"x": 1, "y": 0}, "action": "south"}],
+     "final_state": {"x": 1, "y": 1}}
+
+The path has T steps (s_t, a_t), t = 0..T-1; the successor of step t is the state of step t+1, and the successor of
+the last step is ``final_state`` (optional: analyses that need the last observed transition require it).
+Validation names the step: an unknown state, an action not enabled in its state, or a successor that the chosen
+action reaches with probability 0.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import ModelError, PathError, StateError
+from .examples import resolve_file
+from .model import ExplicitModel
+from .strategy import Strategy
+
+
+@dataclass(frozen=True, eq=False)
+class ObservedPath:
+    """An observed path: ``states[t]`` = s_t, ``choices[t]`` = the row of (s_t, a_t), ``final_state`` = s_T."""
+
+    model: ExplicitModel
+    states: np.ndarray
+    choices: np.ndarray
+    final_state: int | None = None
+
+    def __post_init__(self) -> None:
+        states = np.asarray(self.states, dtype=np.int64)
+        choices = np.asarray(self.choices, dtype=np.int64)
+        m = self.model
+        if states.ndim != 1 or states.shape != choices.shape or states.size == 0:
+            raise PathError("a path needs one state and one action per step, and at least one step")
+        for a in (states, choices):
+            a.flags.writeable = False
+        object.__setattr__(self, "states", states)
+        object.__setattr__(self, "choices", choices)
+        if np.any((states < 0) | (states >= m.n_states)):
+            raise PathError(f"step {int(np.flatnonzero((states < 0) | (states >= m.n_states))[0])}: no such state")
+        wrong = np.flatnonzero((choices < m.row_groups[states]) | (choices >= m.row_groups[states + 1]))
+        if wrong.size:
+            t = int(wrong[0])
+            raise PathError(f"step {t}: choice {choices[t]} is not enabled in state {m.state_name(int(states[t]))}")
+        q = self.transition_probabilities()
+        zero = np.flatnonzero(~(q > 0))
+        if zero.size:
+            t = int(zero[0])
+            raise PathError(f"step {t}: action '{m.action(int(choices[t]))}' in state {m.state_name(int(states[t]))} "
+                            f"reaches {m.state_name(int(self.next_states[t]))} with probability 0")
+
+    # ------------------------------------------------------------------------------------------ queries
+    @property
+    def T(self) -> int:
+        """Number of steps."""
+        return int(self.states.size)
+
+    @property
+    def actions(self) -> list[str]:
+        return [self.model.action(int(r)) for r in self.choices]
+
+    @property
+    def next_states(self) -> np.ndarray:
+        """s_1..s_T; the last entry is -1 when the final state is not given."""
+        last = -1 if self.final_state is None else int(self.final_state)
+        return np.append(self.states[1:], last)
+
+    @property
+    def observed_transitions(self) -> int:
+        """How many steps have an observed successor (T with a final state, else T-1)."""
+        return self.T if self.final_state is not None else self.T - 1
+
+    def transition_probabilities(self) -> np.ndarray:
+        """q_t = P(s_{t+1} | s_t, a_t) for the steps with an observed successor."""
+        k = self.observed_transitions
+        P = self.model.transitions
+        return np.asarray(P[self.choices[:k], self.next_states[:k]]).ravel()
+
+    def outcome(self, step_rewards: np.ndarray) -> float:
+        """o(τ) = Σ_t R(s_t, a_t) for per-choice rewards R (e.g. ``model.step_rewards("r")``)."""
+        return float(np.sum(np.asarray(step_rewards)[self.choices]))
+
+    # ------------------------------------------------------------------------------------------ JSON
+    def to_dict(self) -> dict[str, Any]:
+        m = self.model
+        data: dict[str, Any] = {"steps": [{"state": m.valuation(int(s)), "action": m.action(int(r))}
+                                          for s, r in zip(self.states, self.choices)]}
+        if self.final_state is not None:
+            data["final_state"] = m.valuation(int(self.final_state))
+        return data
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+
+    @classmethod
+    def from_dict(cls, model: ExplicitModel, data: Any, source: str = "path") -> "ObservedPath":
+        """Read the JSON form; errors name the file and the step."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("steps"), list) or not data["steps"]:
+            raise PathError(f'{source}: expected an object {{"steps": [{{"state": {{...}}, "action": "..."}}, ...], '
+                            f'"final_state": {{...}}}} with at least one step')
+        states, choices = [], []
+        for t, step in enumerate(data["steps"]):
+            if not isinstance(step, Mapping) or "state" not in step or not isinstance(step.get("action"), str):
+                raise PathError(f'{source}: step {t}: expected {{"state": {{...}}, "action": "name"}}')
+            s = _state(model, step["state"], f"{source}: step {t}")
+            try:
+                choices.append(model.choice_of(s, step["action"]))
+            except StateError as err:
+                raise PathError(f"{source}: step {t}: {err}") from None
+            states.append(s)
+        final = None
+        if data.get("final_state") is not None:
+            final = _state(model, data["final_state"], f"{source}: final_state")
+        try:
+            return cls(model, np.array(states), np.array(choices), final)
+        except PathError as err:
+            raise PathError(f"{source}: {err}") from None
+
+    @classmethod
+    def load(cls, model: ExplicitModel, path: str | Path) -> "ObservedPath":
+        try:
+            data = json.loads(resolve_file(path).read_text())
+        except ModelError as err:
+            raise PathError(str(err)) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise PathError(f"{path}: not valid JSON ({err})") from None
+        return cls.from_dict(model, data, source=str(path))
+
+
+def _state(model: ExplicitModel, valuation: Any, where: str) -> int:
+    try:
+        return model.state_index(valuation)
+    except StateError as err:
+        raise PathError(f"{where}: {err}") from None
+
+
+def simulate(model: ExplicitModel, strategy: Strategy, steps: int, seed: int | None = 0,
+             start: int | None = None) -> ObservedPath:
+    """Sample a path of ``steps`` steps from ``start`` (default: the initial state) under ``strategy``.
+
+    Seeded (``numpy.random.default_rng(seed)``); the final state is the successor of the last step.
+    """
+    if steps < 1:
+        raise PathError(f"a simulated path needs at least one step, got {steps}")
+    if strategy.model is not model:
+        raise PathError("the strategy belongs to another model")
+    rng = np.random.default_rng(seed)
+    P, rg, sigma = model.transitions, model.row_groups, strategy.probabilities
+    s = model.initial_state if start is None else int(start)
+    states, choices = [], []
+    for u_choice, u_next in rng.random((steps, 2)):
+        lo, hi = rg[s], rg[s + 1]
+        row = lo + _pick(sigma[lo:hi], u_choice)
+        a, b = P.indptr[row], P.indptr[row + 1]
+        states.append(s)
+        choices.append(row)
+        s = int(P.indices[a + _pick(P.data[a:b], u_next)])
+    return ObservedPath(model, np.array(states), np.array(choices), s)
+
+
+def _pick(weights: np.ndarray, u: float) -> int:
+    """Index drawn from a discrete distribution with a uniform number ``u`` in [0, 1): the first index whose
+    cumulative weight exceeds ``u`` times the total, which never has weight 0."""
+    cdf = np.cumsum(weights)
+    return min(int(np.searchsorted(cdf, u * cdf[-1], side="right")), len(weights) - 1)
