@@ -22,8 +22,17 @@ def impatient(loan):
     return stormcf.Strategy.load(loan, stormcf.example_path("loan.impatient.json"))
 
 
-#: ../shared beside the checkout (CI puts it there); STORMCF_SHARED overrides
-SHARED = Path(os.environ.get("STORMCF_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+def _shared() -> Path:
+    """../shared beside the checkout (CI puts it there; worktrees may sit deeper); STORMCF_SHARED overrides."""
+    if "STORMCF_SHARED" in os.environ:
+        return Path(os.environ["STORMCF_SHARED"])
+    for parent in Path(__file__).resolve().parents[1:]:
+        if (parent / "shared" / "data").is_dir():
+            return parent / "shared"
+    return Path(__file__).resolve().parents[2] / "shared"
+
+
+SHARED = _shared()
 
 
 @pytest.fixture(scope="session")
