@@ -63,7 +63,9 @@ def test_unknown_reward_exits_2(capsys):
     assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--reward", "cost"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and 'unknown reward model "cost"' in err
-    assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--mc-samples", "0"]) == 2
+    with pytest.raises(SystemExit) as exit_:
+        main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--mc-samples", "0"])
+    assert exit_.value.code == 2 and "positive integer" in capsys.readouterr().err
 
 
 def test_transition_rewards_are_rejected():
