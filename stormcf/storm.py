@@ -672,13 +672,10 @@ def prob01_states(model: ExplicitModel, target: np.ndarray, direction: str) -> t
 RESOLUTION = {"robust": "ROBUST", "cooperative": "COOPERATIVE"}
 
 
-def check_interval_mdp(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndarray,
-                       choice_rewards: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray], initial: int,
-                       formula: str, resolution: str = "robust") -> np.ndarray:
-    """Build the interval MDP with P(s' | row) ∈ [lower, upper] (two CSR matrices with the same sparsity; rows =
-    choices grouped by ``row_groups``) as a ``stormpy.Interval`` model and check ``formula`` (e.g.
-    ``R{"r"}max=? [C<=10]``) with nature ``"robust"`` (against the objective) or ``"cooperative"``.
-    Returns Storm's value of every state."""
+def interval_mdp(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndarray,
+                 choice_rewards: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray], initial: int):
+    """The interval MDP with P(s' | row) ∈ [lower, upper] (two CSR matrices with the same sparsity; rows = choices
+    grouped by ``row_groups``) as a ``stormpy.Interval`` sparse MDP with state-action reward models."""
     n = len(row_groups) - 1
     if lower.shape != upper.shape or lower.nnz != upper.nnz or not np.array_equal(lower.indices, upper.indices):
         raise StormcfError("interval MDP: lower and upper bounds need the same sparsity")
@@ -690,7 +687,12 @@ def check_interval_mdp(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: n
     comps = SparseModelComponents[stormpy.Interval](transition_matrix=matrix,
                                                     state_labeling=_labeling(labels, initial, n),
                                                     reward_models=rewards)
-    imdp = SparseMdp[stormpy.Interval](comps)
+    return SparseMdp[stormpy.Interval](comps)
+
+
+def check_interval_mdp(imdp, formula: str, resolution: str = "robust") -> np.ndarray:
+    """Check ``formula`` (e.g. ``R{"r"}max=? [C<=10]``) on an interval MDP with nature ``"robust"`` (against the
+    objective) or ``"cooperative"``; Storm's value of every state."""
     env = stormpy.environments.Environment()
     env.solver().min_max().method = stormpy.environments.MinMaxMethod.VALUE_ITERATION
     env.solver().min_max().precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
