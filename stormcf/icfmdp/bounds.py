@@ -55,6 +55,15 @@ class SparseRows:
         for m in np.unique(sizes[sizes > 0]):
             rows = np.flatnonzero(sizes == m)
             self.groups.append((int(m), rows, _summation_order(P, rows, int(m))))
+        # rows bucketed by support size in (2^(k-1), 2^k], padded with -1: few, dense blocks for row-wise kernels
+        self.buckets = []
+        for hi in 2 ** np.arange(int(np.ceil(np.log2(max(sizes.max(initial=1), 1)))) + 1):
+            rows = np.flatnonzero((sizes <= hi) & (sizes > hi // 2))
+            if rows.size:
+                width = int(sizes[rows].max())
+                pos = np.arange(width)
+                E = np.where(pos < sizes[rows][:, None], P.indptr[rows][:, None] + pos, -1)
+                self.buckets.append((rows, E))
 
     def row_values(self, row: int) -> np.ndarray:
         """Row ``row`` of P as a dense vector over the columns."""

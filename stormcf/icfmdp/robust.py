@@ -115,14 +115,17 @@ def interval_expectation(model: ExplicitModel, lower: np.ndarray, upper: np.ndar
     rows = sparse_rows(model)
     out = np.zeros(rows.n_rows)
     sign = 1.0 if pessimistic else -1.0
-    for m, group, E in rows.groups:
-        V = v_next[rows.cols[E]]
-        order = np.argsort(sign * V, axis=1, kind="stable")
-        E = np.take_along_axis(E, order, axis=1)
+    for group, E in rows.buckets:
+        pad = E < 0
+        e = np.where(pad, 0, E)
+        V = np.where(pad, 0.0, v_next[rows.cols[e]])
+        order = np.argsort(np.where(pad, np.inf, sign * V), axis=1, kind="stable")
+        e = np.take_along_axis(e, order, axis=1)
         V = np.take_along_axis(V, order, axis=1)
-        L, U = lower[E], upper[E]
+        live = ~np.take_along_axis(pad, order, axis=1)
+        L = np.where(live, lower[e], 0.0)
+        gap = np.where(live, upper[e], 0.0) - L
         budget = np.maximum(1.0 - L.sum(axis=1), 0.0)
-        gap = U - L
         before = np.cumsum(gap, axis=1) - gap
         extra = np.clip(budget[:, None] - before, 0.0, gap)
         out[group] = ((L + extra) * V).sum(axis=1)
