@@ -165,3 +165,41 @@ def test_shipped_example_resolves_from_any_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     m = stormcf.load_model("prism_models/loan.prism")
     assert m.n_states == 9
+
+
+def test_drn_mdp_with_action_names_and_rewards(tmp_path):
+    f = tmp_path / "m.drn"
+    f.write_text("""@type: MDP
+@parameters
+
+@reward_models
+cost
+@nr_states
+3
+@nr_choices
+4
+@model
+state 0 [0] init
+\taction go [2]
+\t\t1 : 0.25
+\t\t2 : 0.75
+\taction stay [1]
+\t\t0 : 1
+state 1 [0] goal
+\taction done [0]
+\t\t1 : 1
+state 2 [0]
+\taction done [0]
+\t\t2 : 1
+""")
+    m = stormcf.load_model(f)
+    assert (m.n_states, m.n_choices, m.valuations) == (3, 4, {})
+    assert sorted(m.enabled_actions(0)) == ["go", "stay"]
+    np.testing.assert_array_equal(m.expected_choice_rewards("cost"), [2, 1, 0, 0])
+    assert m.state_name(2) == "state 2"
+    go = stormcf.Strategy.deterministic(m, [m.choice_of(0, "go"), 2, 3])
+    assert stormcf.verify(go, 'P=? [F "goal"]', exact=True).exact == Fraction(1, 4)
+    with pytest.raises(stormcf.StateError, match="no state valuations"):
+        m.state_index({"s": 0})
+    with pytest.raises(stormcf.ConstantsError, match="DRN files have no constants"):
+        stormcf.load_model(f, constants="N=1")
