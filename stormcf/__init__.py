@@ -5,6 +5,7 @@ from .errors import (ConstantsError, ModelError, PathError, PropertyError, Solve
 from .examples import example_path
 from .model import ExplicitModel, RewardModel
 from .paths import ObservedPath
+from .icfmdp import IntervalCFMDP, analyse_path, interval_cfmdp, robust_value_iteration
 from .properties import Property
 from .reachability import (can_reach, optimal_strategy, prob01_states, reach_probability, reachable_states,
                            state_graph)

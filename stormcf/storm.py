@@ -665,3 +665,41 @@ def prob01_states(model: ExplicitModel, target: np.ndarray, direction: str) -> t
     prop = stormpy.parse_property(f'{op}=? [F "{_target_label(model, target)}"]')
     zero, one = stormpy.analysis.compute_prob01_states(storm_model_of(model), prop)
     return _mask(zero, model.n_states), _mask(one, model.n_states)
+
+
+# ================================================================================================== interval MDPs
+#: how nature resolves the intervals of an interval MDP (Storm's UncertaintyResolutionMode)
+RESOLUTION = {"robust": "ROBUST", "cooperative": "COOPERATIVE"}
+
+
+def interval_mdp(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndarray,
+                 choice_rewards: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray], initial: int):
+    """The interval MDP with P(s' | row) ∈ [lower, upper] (two CSR matrices with the same sparsity; rows = choices
+    grouped by ``row_groups``) as a ``stormpy.Interval`` sparse MDP with state-action reward models."""
+    n = len(row_groups) - 1
+    if lower.shape != upper.shape or lower.nnz != upper.nnz or not np.array_equal(lower.indices, upper.indices):
+        raise StormcfError("interval MDP: lower and upper bounds need the same sparsity")
+    intervals = [stormpy.Interval(lo, hi) for lo, hi in zip(lower.data.tolist(), upper.data.tolist())]
+    matrix = _matrix(lower, np.asarray(row_groups), stormpy.Interval, intervals)
+    rewards = {name: SparseRewardModel[stormpy.Interval](
+        optional_state_action_reward_vector=[stormpy.Interval(x) for x in np.asarray(r, dtype=float).tolist()])
+        for name, r in choice_rewards.items()}
+    comps = SparseModelComponents[stormpy.Interval](transition_matrix=matrix,
+                                                    state_labeling=_labeling(labels, initial, n),
+                                                    reward_models=rewards)
+    return SparseMdp[stormpy.Interval](comps)
+
+
+def check_interval_mdp(imdp, formula: str, resolution: str = "robust") -> np.ndarray:
+    """Check ``formula`` (e.g. ``R{"r"}max=? [C<=10]``) on an interval MDP with nature ``"robust"`` (against the
+    objective) or ``"cooperative"``; Storm's value of every state."""
+    env = stormpy.environments.Environment()
+    env.solver().min_max().method = stormpy.environments.MinMaxMethod.VALUE_ITERATION
+    env.solver().min_max().precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
+    mode = getattr(stormpy.UncertaintyResolutionMode, RESOLUTION[resolution])
+    try:
+        result = stormpy.model_checking(imdp, stormpy.parse_properties(formula)[0], environment=env,
+                                        uncertainty_resolution_mode=mode)
+    except Exception as err:
+        raise StormcfError(f"Storm cannot check {formula} on the interval MDP: {_storm_message(err)}") from None
+    return np.array(result.get_value_vector(), dtype=float)

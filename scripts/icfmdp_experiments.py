@@ -1,0 +1,169 @@
+"""Lally, Kazemi & Paoletti §6 with stormcf: Figures 3-5 (robust ICFMDP policy vs Gumbel-max policy), Table 3
+(mean bound widths under CS+M, CS, none) and Table 4 (construction time ICFMDP vs Gumbel-max CFMDP).
+
+    python scripts/icfmdp_experiments.py [--out results/icfmdp] [--quick]
+
+Models: prism_models/gridworld.prism (p = 0.9 and 0.4), sepsis.prism (the authors' start patient), frozenlake4/8.
+Horizon T = 10. Behaviour policy (as the authors): Storm's optimal strategy for reaching the goal ("goal" /
+"discharged") mixed 50/50 with the uniform strategy. Observed paths of four kinds, picked from 400 seeded
+simulations of the behaviour policy by a fixed rule:
+  optimal             the path with the highest reward;
+  slightly suboptimal never enters a bad state; reward at the 75th percentile of those paths;
+  almost catastrophic never enters a bad state but visits a state from which some action reaches one; the lowest
+                      reward of those paths;
+  catastrophic        enters a bad state ("danger" / "dead"; for GridWorld the authors' hard-coded path).
+Evaluation: CFMDPs sampled from the ICFMDP (Dirichlet with capped redistribution, see stormcf.icfmdp.evaluation) x
+counterfactual paths simulated under both policies (the paper: 200 x 10,000); mean, min and max total reward.
+All numbers here are Monte Carlo statistics except the policies' values, which Storm re-checks.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+import stormcf
+from stormcf import gumbel
+from stormcf.icfmdp import (evaluate_policies, gumbel_cfmdp, interval_cfmdp, robust_value_iteration, storm_value,
+                            value_iteration)
+from stormcf.paths import ObservedPath, simulate
+
+T = 10
+MODELS = {"GridWorld p=0.9": ("gridworld.prism", "p=0.9", "goal", "danger"),
+          "GridWorld p=0.4": ("gridworld.prism", "p=0.4", "goal", "danger"),
+          "Sepsis": ("sepsis.prism", None, "discharged", "dead"),
+          "FrozenLake 4x4": ("frozenlake4.prism", None, "goal", "hole"),
+          "FrozenLake 8x8": ("frozenlake8.prism", None, "goal", "hole")}
+KINDS = ("optimal", "slightly suboptimal", "almost catastrophic", "catastrophic")
+
+
+def load(name: str):
+    file, constants, goal, bad = MODELS[name]
+    model = stormcf.load_model(stormcf.example_path(file), constants=constants)
+    _, best = stormcf.optimal_strategy(model, f'Pmax=? [F "{goal}"]')
+    uniform = stormcf.Strategy.uniform(model)
+    behaviour = stormcf.Strategy(model, 0.5 * best.probabilities + 0.5 * uniform.probabilities)
+    return model, behaviour, model.label(bad)
+
+
+def four_paths(name: str, model, behaviour, bad) -> dict[str, ObservedPath]:
+    r = model.step_rewards("r")
+    P = model.transitions
+    near = np.zeros(model.n_states, dtype=bool)
+    near[model.state_of_choice[np.unique(P.nonzero()[0][bad[P.indices]])]] = True
+    near &= ~bad
+    sims = [simulate(model, behaviour, T, seed=seed) for seed in range(400)]
+    visits = lambda p, mask: bool(mask[np.append(p.states, p.final_state)].any())  # noqa: E731
+    reward = lambda p: p.outcome(r)                                                # noqa: E731
+    safe = sorted((p for p in sims if not visits(p, bad)), key=reward)
+    close = [p for p in safe if visits(p, near)]
+    paths = {"optimal": max(sims, key=reward),
+             "slightly suboptimal": safe[int(0.75 * (len(safe) - 1))] if safe else None,
+             "almost catastrophic": close[0] if close else None,
+             "catastrophic": next((p for p in sims if visits(p, bad)), None)}
+    if name.startswith("GridWorld"):
+        paths["catastrophic"] = ObservedPath.load(model, stormcf.example_path("gridworld.catastrophic.json"))
+    return {k: v for k, v in paths.items() if v is not None}
+
+
+def figures(out: Path, cfmdps: int, n_paths: int) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    lines = ["# Figures 3-5: robust ICFMDP policy vs Gumbel-max policy (Monte Carlo over sampled CFMDPs)", "",
+             f"{cfmdps} CFMDPs x {n_paths} paths per policy; reward = total reward over T = {T} steps.", "",
+             "| model | path | observed | robust worst case (Storm) | robust mean [min, max] | "
+             "Gumbel-max mean [min, max] | Gumbel-max worst case (Storm) |", "|---|---|---|---|---|---|---|"]
+    for fig, name in zip((3, 4, 5), ("GridWorld p=0.9", "GridWorld p=0.4", "Sepsis")):
+        model, behaviour, bad = load(name)
+        paths = four_paths(name, model, behaviour, bad)
+        fig_, ax = plt.subplots(figsize=(8, 4))
+        for i, (kind, path) in enumerate(paths.items()):
+            ic = interval_cfmdp(path)
+            robust = robust_value_iteration(ic)
+            gp = value_iteration(gumbel_cfmdp(path))
+            ev = evaluate_policies(ic, {"robust": robust, "gumbel-max": gp}, cfmdps, n_paths, seed=fig)
+            s = {x.name: x for x in ev.statistics}
+            worst_r, worst_g = storm_value(ic, policy=robust).value, storm_value(ic, policy=gp).value
+            lines.append(f"| {name} | {kind} | {ev.observed_reward:g} | {worst_r:.4g} | "
+                         f"{s['robust'].mean:.4g} [{s['robust'].minimum:g}, {s['robust'].maximum:g}] | "
+                         f"{s['gumbel-max'].mean:.4g} [{s['gumbel-max'].minimum:g}, {s['gumbel-max'].maximum:g}] | "
+                         f"{worst_g:.4g} |")
+            for j, (policy, color) in enumerate((("robust", "tab:blue"), ("gumbel-max", "tab:orange"))):
+                x = i + (j - 0.5) * 0.35
+                st = s[policy]
+                ax.bar(x, st.mean, 0.35, color=color, label=policy if i == 0 else None)
+                ax.errorbar(x, st.mean, yerr=[[st.mean - st.minimum], [st.maximum - st.mean]], color="k", capsize=4)
+            ax.plot([i - 0.4, i + 0.4], [ev.observed_reward] * 2, "k--", label="observed" if i == 0 else None)
+        ax.set_xticks(range(len(paths)), list(paths), fontsize=8)
+        ax.set(ylabel="counterfactual path reward", title=f"Figure {fig}: {name} (mean, min-max over paths)")
+        ax.legend(fontsize=8)
+        fig_.tight_layout()
+        fig_.savefig(out / f"figure{fig}_{name.split()[0].lower()}{name.split('=')[-1] if '=' in name else ''}.png",
+                     dpi=120)
+        plt.close(fig_)
+    (out / "figures_3_5.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def table3(out: Path) -> None:
+    lines = ["# Table 3: mean bound width (transitions with UB > 0), averaged over 20 random paths (T = 10)", "",
+             "| model | CS + M | CS | none |", "|---|---|---|---|"]
+    for name in MODELS:
+        model, behaviour, _ = load(name)
+        widths = {a: [] for a in ("cs+m", "cs", "none")}
+        for seed in range(20):
+            path = simulate(model, behaviour, T, seed=1000 + seed)
+            for a in widths:
+                widths[a].append(interval_cfmdp(path, a).mean_bound_width())
+        lines.append(f"| {name} | " + " | ".join(f"{np.mean(w):.4f}" for w in widths.values()) + " |")
+    (out / "table3.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def table4(out: Path, mc_paths: int) -> None:
+    lines = ["# Table 4: construction time for one observed path of 20 steps (seconds; median over paths)", "",
+             "| model | ICFMDP (closed forms) | Gumbel-max CFMDP, exact | Gumbel-max CFMDP, MC 10,000 samples "
+             "| MC / ICFMDP |", "|---|---|---|---|---|"]
+    for name in ("GridWorld p=0.9", "GridWorld p=0.4", "Sepsis", "FrozenLake 4x4", "FrozenLake 8x8"):
+        model, behaviour, _ = load(name)
+        t_ic, t_ex, t_mc = [], [], []
+        for seed in range(mc_paths):
+            path = simulate(model, behaviour, 20, seed=2000 + seed)
+            t_ic.append(interval_cfmdp(path).seconds)
+            t_ex.append(gumbel_cfmdp(path).seconds)
+            if name == "Sepsis":       # 10,000 draws for every (t, s, a): timed on 1,000 pairs of one step
+                pairs = np.random.default_rng(seed).choice(model.n_choices, 1000, replace=False)
+                start = time.perf_counter()
+                gumbel.counterfactual_transitions(model, int(path.choices[0]), int(path.next_states[0]), pairs,
+                                                  "mc", 10_000, seed)
+                t_mc.append(20 * model.n_choices / 1000 * (time.perf_counter() - start))
+            else:
+                t_mc.append(gumbel_cfmdp(path, "mc", 10_000, seed).seconds)
+        note = " (extrapolated from 1,000 pairs of one step)" if name == "Sepsis" else ""
+        ic, ex, mc = np.median(t_ic), np.median(t_ex), np.median(t_mc)
+        lines.append(f"| {name} | {ic:.4f} | {ex:.4f} | {mc:.2f}{note} | {mc / ic:.0f}x |")
+    (out / "table4.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("results/icfmdp"))
+    parser.add_argument("--quick", action="store_true", help="20 CFMDPs x 1,000 paths, 2 paths for Table 4")
+    parser.add_argument("--only", choices=("figures", "table3", "table4"), default=None)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    cfmdps, n_paths, mc_paths = (20, 1000, 2) if args.quick else (200, 10_000, 5)
+    if args.only in (None, "figures"):
+        figures(args.out, cfmdps, n_paths)
+    if args.only in (None, "table3"):
+        table3(args.out)
+    if args.only in (None, "table4"):
+        table4(args.out, mc_paths)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""matplotlib figures of a counterfactual analysis (imported only when a plot is asked for)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import StormcfError
+from .analysis import CounterfactualAnalysis
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise StormcfError("plots need matplotlib: pip install matplotlib (or stormcf[all])") from None
+    return plt
+
+
+def plot_analysis(analysis: CounterfactualAnalysis, out: str | Path) -> None:
+    """Two panels per step t: the mean bound width of the ICFMDP (transitions with UB > 0), and the values
+    V_t(s_t) in the observed states of the robust (worst case), optimistic and Gumbel-max policies."""
+    plt = _pyplot()
+    ic, path = analysis.icfmdp, analysis.path
+    steps = np.arange(ic.horizon)
+    live = ic.upper > 0
+    widths = [float((ic.upper[t] - ic.lower[t])[live[t]].mean()) if live[t].any() else 0.0 for t in steps]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    left.bar(steps, widths, color="tab:blue")
+    left.set(xlabel="step t", ylabel="mean UB - LB", title=f"ICFMDP bound widths ({ic.assumptions})")
+    for policy, style in ((analysis.robust, "o-"), (analysis.optimistic, "^--"), (analysis.gumbel_policy, "s-.")):
+        if policy is not None:
+            right.plot(steps, policy.values[steps, path.states], style, label=policy.kind)
+    right.set(xlabel="step t", ylabel="value from the observed state s_t", title="counterfactual values")
+    right.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)

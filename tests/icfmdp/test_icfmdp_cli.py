@@ -1,0 +1,81 @@
+"""``stormcf icfmdp``: output, JSON, and one-line errors with exit code 2."""
+import json
+
+import pytest
+
+import stormcf
+from stormcf.cli import main
+
+GRID = str(stormcf.example_path("gridworld.prism"))
+PATH = str(stormcf.example_path("gridworld.catastrophic.json"))
+
+
+def test_json_has_the_documented_keys(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["icfmdp", GRID, "-c", "p=0.4", "--path", PATH, "--reward", "r", "--baseline", "gumbel",
+                 "--optimistic", "--json", str(out), "--plot", str(tmp_path / "r.png")]) == 0
+    data = json.loads(out.read_text())
+    for key in ("horizon", "worst_case_value", "policy", "mean_bound_width", "baseline", "seconds", "storm_checks"):
+        assert key in data
+    assert data["horizon"] == 10 and len(data["policy"]) == 10
+    assert data["policy"][0] == [{"state": {"x": 0, "y": 0}, "action": data["policy"][0][0]["action"],
+                                  "value": data["policy"][0][0]["value"]}]
+    assert data["worst_case_value"] == data["storm_checks"]["robust_policy"]["value"]
+    assert abs(data["worst_case_value"] - data["robust"]["value"]) <= 1e-9 * abs(data["worst_case_value"])
+    assert data["baseline"]["value"] >= data["baseline"]["worst_case_value"]
+    assert (tmp_path / "r.png").stat().st_size > 1000
+    text = capsys.readouterr().out
+    assert "worst-case value" in text and "Gumbel-max policy, exact probabilities" in text
+
+
+def test_monte_carlo_baseline_is_labelled(capsys):
+    assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--baseline", "gumbel", "--mc-samples", "200",
+                 "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["baseline"]["samples_per_pair"] == 200 and "Monte Carlo" in data["baseline"]["approximate"]
+
+
+def test_lp_bounds_and_assumptions(capsys):
+    assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--bounds", "lp", "--assumptions", "cs",
+                 "--json", "-"]) == 0
+    lp = json.loads(capsys.readouterr().out)
+    assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--assumptions", "cs", "--json", "-"]) == 0
+    closed = json.loads(capsys.readouterr().out)
+    assert lp["bounds"] == "lp" and abs(lp["worst_case_value"] - closed["worst_case_value"]) < 1e-6
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda d: d["steps"][1].update(action="jump"), "step 1: action 'jump' is not enabled"),
+    (lambda d: d["steps"][2].update(state={"x": 3, "y": 3}), "step 1"),
+    (lambda d: d["steps"][0].update(state={"x": 7, "y": 0}), "step 0"),
+])
+def test_bad_paths_exit_2_with_one_line(tmp_path, capsys, edit, message):
+    data = json.loads(open(PATH).read())
+    edit(data)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err and "bad.json" in err
+
+
+def test_unknown_reward_exits_2(capsys):
+    assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--reward", "cost"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and 'unknown reward model "cost"' in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--mc-samples", "0"])
+    assert exit_.value.code == 2 and "positive integer" in capsys.readouterr().err
+
+
+def test_transition_rewards_are_rejected():
+    """Storm's PRISM parser has no transition rewards (they come from JANI/explicit models): the API rejects them
+    with a PropertyError (the CLI turns it into one line, exit 2)."""
+    import numpy as np
+    P = np.array([[[0.5, 0.5]], [[0.0, 1.0]]])
+    model = stormcf.icfmdp.mdp_from_arrays(P)
+    model = stormcf.ExplicitModel(model.transitions, model.row_groups, model.choice_actions, model.action_names, {},
+                                  model.valuations, {"tr": stormcf.RewardModel("tr", transition=[1.0, 2.0, 0.0])}, 0)
+    path = stormcf.icfmdp.path_from_arrays(model, [0], [0], [1])
+    with pytest.raises(stormcf.PropertyError, match="transition rewards"):
+        stormcf.icfmdp.analyse_path(path, "tr")
