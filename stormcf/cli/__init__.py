@@ -13,7 +13,7 @@ from importlib import import_module
 from ..errors import StormcfError
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
-COMMANDS = ("info", "check", "demo")
+COMMANDS = ("info", "check", "demo", "explain_path")
 
 
 class _Parser(argparse.ArgumentParser):
