@@ -91,7 +91,7 @@ def k_change_dp(cfmdp: CounterfactualMDP, K: int | None = None) -> KChangePolicy
     H = None
     for step in reversed(cfmdp.steps):
         H, A = _bellman_step(step, H, K, sign)
-        values.append(sign * H)
+        values.append(sign * H + 0.0)                          # + 0.0: no -0.0 when minimizing
         actions.append(A)
     return KChangePolicy(cfmdp, K, tuple(reversed(values)), tuple(reversed(actions)), time.perf_counter() - start)
 
@@ -149,7 +149,7 @@ def evaluate_policy(cfmdp: CounterfactualMDP, k: int, weights: PolicyWeights) ->
         V = group_sum(np.where(used, W * np.where(used, value, 0.0), 0.0), step.groups)
         V[group_sum((used & np.isneginf(value)).astype(float), step.groups) > 0] = -np.inf
         V[group_sum(used.astype(float), step.groups) == 0] = -np.inf
-    return sign * V
+    return sign * V + 0.0
 
 
 def occupancy(cfmdp: CounterfactualMDP, k: int, weights: PolicyWeights) -> list[np.ndarray]:
