@@ -3,6 +3,7 @@ from .distance import StrategyDistance, state_changes, strategy_distance
 from .errors import (ConstantsError, ModelError, PathError, PropertyError, SolverError, StateError, StormcfError,
                      StrategyError)
 from .examples import example_path
+from .explain import ExplanationProblem, explain_path
 from .model import ExplicitModel, RewardModel
 from .paths import ObservedPath
 from .properties import Property

@@ -146,8 +146,7 @@ def evaluate_policy(cfmdp: CounterfactualMDP, k: int, weights: PolicyWeights) ->
         value = np.take_along_axis(Q, columns, axis=1)
         W = weights(t, k)
         used = W > 0
-        V = group_sum(np.where(used, W * np.where(used, value, 0.0), 0.0), step.groups)
-        V[group_sum((used & np.isneginf(value)).astype(float), step.groups) > 0] = -np.inf
+        V = group_sum(W * np.where(used, value, 0.0), step.groups)           # -inf if a used choice is infeasible
         V[group_sum(used.astype(float), step.groups) == 0] = -np.inf
     return sign * V + 0.0
 

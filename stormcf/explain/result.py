@@ -201,9 +201,12 @@ def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanat
         timings["explanations"] = paths.seconds
     base = _baselines(cfmdp, k, enhanced, failures, timings) if baselines else {}
     checks = _cross_check(cfmdp, policy, failures, timings) if cross_check else None
+    tick = time.perf_counter()
+    entries = policy_entries(policy, k)
+    timings["policy_entries"] = time.perf_counter() - tick
     timings["total"] = time.perf_counter() - start
     return ExplanationResult(problem, cfmdp, policy, verification.value if verification else value_dp, value_dp,
-                             verification, policy_entries(policy, k), summary, base, checks, timings, failures)
+                             verification, entries, summary, base, checks, timings, failures)
 
 
 def policy_entries(policy: KChangePolicy, k: int) -> list[dict[str, Any]]:
