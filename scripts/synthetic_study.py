@@ -96,6 +96,40 @@ def run_episode(model, states, actions, estimator: str, unique: bool, storm: boo
     return out
 
 
+def authors_mc_values(P: np.ndarray, states: np.ndarray, actions: np.ndarray, K: int = 20, d: int = 1000) -> np.ndarray:
+    """h(s0, T, k), k <= K, with the authors' Monte Carlo estimator replayed (notes §2.1-2.2): at every step the
+    same d posterior samples, sample i drawn by ``default_rng(i)`` for i = 1..d (top Gumbel, then one truncated draw
+    per other successor), shared by all (s, a); then a dense Algorithm 2 (ties keep the observed action)."""
+    m, n, _ = P.shape
+    T = len(states)
+    logP = np.log(P)
+    rows = np.zeros((T - 1, m, n, n))
+    for t in range(T - 1):
+        p, k = P[actions[t], states[t]], int(states[t + 1])
+        draws = np.array([np.random.default_rng(i).gumbel(size=n) for i in range(1, d + 1)])
+        top = draws[:, :1] + np.log(p.sum())
+        others = np.delete(np.arange(n), k)
+        U = np.empty((d, n))
+        U[:, k] = top[:, 0] - np.log(p[k])
+        g = draws[:, 1:] + np.log(p[others])
+        U[:, others] = -np.log(np.exp(-g) + np.exp(-top)) - np.log(p[others])
+        winner = np.argmax(logP[None] + U[:, None, None, :], axis=3)          # (d, m, n)
+        for a in range(m):
+            for s in range(n):
+                rows[t, a, s] = np.bincount(winner[:, a, s], minlength=n) / d
+    R = np.arange(n, dtype=float)
+    H = np.zeros((n, K + 1))
+    for t in reversed(range(T)):
+        q = R[None, :, None] + (np.einsum("asj,jc->asc", rows[t], H) if t < T - 1 else np.zeros((m, n, K + 1)))
+        keep = q[actions[t]]
+        alt = np.delete(q, actions[t], axis=0).max(axis=0)
+        new = keep.copy()
+        new[:, 1:] = np.where(alt[:, :-1] > keep[:, 1:] + 1e-12 * np.maximum(1, np.abs(keep[:, 1:])),
+                              alt[:, :-1], keep[:, 1:])
+        H = new
+    return H[states[0]]
+
+
 def study(args) -> dict:
     seeds = range(1, 3) if args.quick else range(1, 11)
     episodes = range(10) if args.quick else range(50)
@@ -116,6 +150,8 @@ def study(args) -> dict:
                     row = run_episode(model, states, actions, "exact", True, ep < args.storm_episodes, ep)
                     if ep < args.mc_episodes:
                         row["mc"] = run_episode(model, states, actions, "mc", False, False, ep)
+                    if ep < args.authors_mc_episodes and alpha in (0.1, 0.4):
+                        row["authors_mc"] = authors_mc_values(P, states, actions).tolist()
                     rows.append(row)
             results[alpha] = rows
             print(f"  α = {alpha}: {len(rows)} episodes in {time.perf_counter() - tick:.1f} s", flush=True)
@@ -164,6 +200,13 @@ def _report_mc_and_storm(results: dict) -> None:
             print(f"  α = {alpha:<5} ({len(pairs)} episodes): k=2 {d[:, 2].mean():+.3f} (max {np.abs(d[:, 2]).max():.3f})"
                   f"   k=10 {d[:, 10].mean():+.3f} (max {np.abs(d[:, 10]).max():.3f})"
                   f"   k=20 {d[:, 20].mean():+.3f} (max {np.abs(d[:, 20]).max():.3f})")
+    for alpha, rows in results.items():
+        pairs = [(np.array(r["authors_mc"]), np.array(r["h"])) for r in rows if "authors_mc" in r]
+        if pairs:
+            d = np.array([a - b for a, b in pairs])
+            print(f"  authors' estimator replayed (shared samples, seeds 1..1000 at every step), α = {alpha} "
+                  f"({len(pairs)} episodes): h_authors - h_exact: k=2 {d[:, 2].mean():+.3f}  k=10 {d[:, 10].mean():+.3f}"
+                  f"  k=20 {d[:, 20].mean():+.3f}")
     gaps = [abs(v - r["h"][int(k)]) / max(1.0, abs(r["h"][int(k)]))
             for rows in results.values() for r in rows for k, v in r.get("storm", {}).items()]
     if gaps:
@@ -192,6 +235,8 @@ def main() -> None:
                         help="episodes per MDP that also run the Monte Carlo estimator (default 1)")
     parser.add_argument("--storm-episodes", type=int, default=1,
                         help="episodes per MDP whose policies Storm re-checks for k = 2, 5, 10 (default 1)")
+    parser.add_argument("--authors-mc-episodes", type=int, default=0,
+                        help="episodes per MDP (α = 0.1 and 0.4) that also replay the authors' Monte Carlo estimator")
     parser.add_argument("--prism-dir", default=None, help="keep the generated PRISM files here")
     parser.add_argument("--json", default=None, help="write all per-episode numbers to this file")
     args = parser.parse_args()
