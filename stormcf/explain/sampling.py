@@ -130,7 +130,7 @@ def summarize(paths: SampledPaths, seed: int | None = None) -> ExplanationSummar
             continue
         diff = np.flatnonzero(unique[i] != observed)
         changes = tuple((int(t), m.action_names[observed[t]], m.action_names[unique[i][t]]) for t in diff)
-        explanations.append(Explanation(tuple(m.action_names[a] for a in unique[i]), counts[i] / paths.n,
+        explanations.append(Explanation(tuple(m.action_names[a] for a in unique[i]), float(counts[i] / paths.n),
                                         int(counts[i]), float(sums[i] / counts[i]), changes))
     spread = float(paths.outcomes.std(ddof=1) / np.sqrt(paths.n)) if paths.n > 1 else float("nan")
     return ExplanationSummary(paths.n, seed, tuple(explanations), observed_count / paths.n,
