@@ -22,8 +22,10 @@ def impatient(loan):
     return stormcf.Strategy.load(loan, stormcf.example_path("loan.impatient.json"))
 
 
-#: ../shared beside the checkout (CI puts it there); STORMCF_SHARED overrides
-SHARED = Path(os.environ.get("STORMCF_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+#: ../shared beside the checkout (CI puts it there; a git worktree in <repo>/../wt/<name> finds it one level up);
+#: STORMCF_SHARED overrides
+_BESIDE = [p / "shared" for p in Path(__file__).resolve().parents[2:4]]
+SHARED = Path(os.environ.get("STORMCF_SHARED") or next((p for p in _BESIDE if p.is_dir()), _BESIDE[0]))
 
 
 @pytest.fixture(scope="session")
