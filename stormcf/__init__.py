@@ -3,9 +3,10 @@ from .distance import StrategyDistance, state_changes, strategy_distance
 from .errors import (ConstantsError, ModelError, PathError, PropertyError, SolverError, StateError, StormcfError,
                      StrategyError)
 from .examples import example_path
+from .explain import ExplanationProblem, explain_path
 from .model import ExplicitModel, RewardModel
+from .icfmdp import IntervalCFMDP, interval_cfmdp, robust_value_iteration
 from .paths import ObservedPath
-from .icfmdp import IntervalCFMDP, analyse_path, interval_cfmdp, robust_value_iteration
 from .properties import Property
 from .reachability import (can_reach, optimal_strategy, prob01_states, reach_probability, reachable_states,
                            state_graph)

@@ -31,6 +31,8 @@ from .model import ExplicitModel
 
 #: pairs x padded row length handled per vectorized block (memory bound: about 8 arrays of this many floats)
 _BLOCK = 2_000_000
+#: relative rounding margin of the counterfactual-stability test hi > lo in :func:`exact_rows`
+_ROUNDING = 4 * np.finfo(float).eps
 
 
 def _padded(Q: sp.csr_matrix, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -78,7 +80,9 @@ def exact_rows(p: np.ndarray, k: int, Q: sp.csr_matrix) -> sp.csr_matrix:
     lo = pj[other]
     with np.errstate(divide="ignore"):
         hi = np.where(qk[rows[other]] > 0, p[k] * q[other] / qk[rows[other]], np.inf)
-    live = other[hi > lo]                                                     # counterfactual stability: else 0
+    # counterfactual stability: 0 unless hi > lo; hi and lo that are equal in exact arithmetic (q proportional to p
+    # on {k, x}, e.g. q == p) differ by a few ulps after rounding, and the neglected mass is <= (hi - lo) / (4 p_k lo)
+    live = other[hi > lo * (1.0 + _ROUNDING)]
     if live.size:
         out[live] = _integrals(p, k, Q, rows, live, p_in_support, qk)
     result = sp.csr_matrix((out, Q.indices.copy(), Q.indptr.copy()), shape=Q.shape)

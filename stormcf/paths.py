@@ -82,6 +82,8 @@ class ObservedPath:
     def transition_probabilities(self) -> np.ndarray:
         """q_t = P(s_{t+1} | s_t, a_t) for the steps with an observed successor."""
         k = self.observed_transitions
+        if k == 0:                                   # one step without a final state (scipy mis-shapes empty picks)
+            return np.zeros(0)
         P = self.model.transitions
         return np.asarray(P[self.choices[:k], self.next_states[:k]]).ravel()
 
