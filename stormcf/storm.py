@@ -290,15 +290,26 @@ def _mask(bitvector, n: int) -> np.ndarray:
     return mask
 
 
-def _valuations(model) -> dict[str, np.ndarray]:
+def _valuations(model, description=None) -> dict[str, np.ndarray]:
+    """The state variables' values in every state. JANI's transient variables (labels, rewards) are not state
+    variables and are left out."""
     if not model.has_state_valuations():
         return {}
+    transient = set()
+    if isinstance(description, _storage.JaniModel):
+        variables = [v for a in description.automata for v in a.variables] + list(description.global_variables)
+        transient = {v.name for v in variables if v.is_transient}
     sv = model.state_valuations
     out = {}
     for var in sv.get_all_variables():
-        values = sv.get_values_states(var)
-        dtype = bool if var.has_boolean_type() else (np.int64 if var.has_integer_type() else float)
-        out[var.name] = np.array(values, dtype=dtype)
+        if var.name in transient:
+            continue
+        if var.has_boolean_type():
+            out[var.name] = np.array(sv.get_boolean_values(var), dtype=bool)
+        elif var.has_integer_type():
+            out[var.name] = np.array(sv.get_values_states(var), dtype=np.int64)
+        else:
+            out[var.name] = np.array(sv.get_double_values(var), dtype=float)
     return out
 
 
@@ -312,7 +323,8 @@ def _explicit_model(handle: StormHandle, arrays: dict, source: str, naming: str)
     explicit = ExplicitModel(
         transitions=arrays["transitions"], row_groups=arrays["row_groups"],
         choice_actions=arrays["choice_actions"], action_names=arrays["action_names"],
-        labels=arrays["labels"], valuations=_valuations(model), rewards=rewards, initial_state=int(initial[0]),
+        labels=arrays["labels"], valuations=_valuations(model, handle.description), rewards=rewards,
+        initial_state=int(initial[0]),
         model_type="dtmc" if model.model_type == stormpy.models.ModelType.DTMC else "mdp",
         source=source, storm=handle)
     return explicit.with_naming(naming) if naming != "valuation" else explicit
@@ -420,7 +432,7 @@ def parse_property(model: ExplicitModel, text: str) -> Property:
         optimization = "min" if formula.optimality_type.name == "MINIMIZE" else "max"
     reward_model = None
     if operator == "R":
-        reward_model = formula.reward_name if formula.has_reward_model_name else model.reward_model(None).name
+        reward_model = formula.reward_name if formula.has_reward_model_name() else model.reward_model(None).name
     sub = formula.subformula
     path, target, constraint, steps = _path_formula(handle, sub, printed)
     return Property(printed, operator, optimization, comparison, threshold, path, target=target,

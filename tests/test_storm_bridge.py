@@ -203,3 +203,23 @@ state 2 [0]
         m.state_index({"s": 0})
     with pytest.raises(stormcf.ConstantsError, match="DRN files have no constants"):
         stormcf.load_model(f, constants="N=1")
+
+
+def test_jani_with_transient_variables(tmp_path):
+    """A JANI model (exported by Storm from loan.prism) has transient variables for labels and rewards: they are
+    not state variables."""
+    import stormpy
+    import stormpy.io
+    program = stormpy.parse_prism_program(str(stormcf.example_path("loan.prism")))
+    jani, _ = program.to_jani([])
+    stormpy.io.export_jani_to_file(str(tmp_path / "loan.jani"), jani, [])
+    m = stormcf.load_model(tmp_path / "loan.jani")
+    assert "steps" not in m.valuations and "rejected" not in m.valuations and "s" in m.valuations
+    assert m.rewards["steps"].state is not None
+    sigma = stormcf.Strategy.load(m, stormcf.example_path("loan.impatient.json"))
+    assert stormcf.verify(sigma, 'P=? [F "rejected"]', exact=True).exact == Fraction(411, 1000)
+
+
+def test_reward_property_without_name_uses_the_only_reward_model(loan):
+    p = stormcf.parse_property(loan, 'Rmax=? [C<=3]')
+    assert p.reward_model == "steps" and p.path == "cumulative"
