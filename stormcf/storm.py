@@ -305,7 +305,7 @@ def _valuations(model, description=None) -> dict[str, np.ndarray]:
         if var.name in transient:
             continue
         if var.has_boolean_type():
-            out[var.name] = np.array(sv.get_boolean_values(var), dtype=bool)
+            out[var.name] = np.array(sv.get_values_states(var), dtype=bool)
         elif var.has_integer_type():
             out[var.name] = np.array(sv.get_values_states(var), dtype=np.int64)
         else:
