@@ -614,8 +614,8 @@ def exact_transition_values(model: ExplicitModel) -> tuple[Fraction, ...]:
 # ================================================================================================== reachability
 def _target_label(model: ExplicitModel, target: np.ndarray) -> str:
     """A label of the Storm model that holds exactly on ``target`` (an existing one, or a fresh one added)."""
-    for name, mask in model.labels.items():
-        if np.array_equal(mask, target):
+    for name, mask in model.labels.items():      # expression labels such as "(s = 8)" cannot be quoted in a property
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and np.array_equal(mask, target):
             return name
     handle = _handle_of(model)
     handle._fresh_label += 1

@@ -81,3 +81,11 @@ def test_bad_targets(loan):
         stormcf.reach_probability(loan, np.zeros(3, bool))
     with pytest.raises(stormcf.PropertyError, match="no memoryless scheduler"):
         stormcf.optimal_strategy(loan, 'Pmax=? [F<=3 "rejected"]')
+
+
+def test_target_equal_to_an_expression_label():
+    m = stormcf.load_model(stormcf.example_path("loan.prism"), properties=["Pmax=? [F s=8]"])
+    target = stormcf.parse_property(m, "Pmax=? [F s=8]").target
+    assert stormcf.reach_probability(m, target, "min")[m.initial_state] == pytest.approx(0.02)
+    zero, one = stormcf.prob01_states(m, target, "max")
+    assert zero.sum() == 1
