@@ -13,7 +13,7 @@ from importlib import import_module
 from ..errors import StormcfError
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
-COMMANDS = ("info", "check", "demo")
+COMMANDS = ("info", "check", "strategy", "demo")
 
 
 class _Parser(argparse.ArgumentParser):
