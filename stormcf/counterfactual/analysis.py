@@ -98,6 +98,8 @@ class Encoding:
         sigma: σ of each row; ``free``: whether the user controls the row (its state is changeable).
         changeable: per maybe state, whether it gets strategy variables.
         n_decision: |S| of d1 (the decision states of the whole model).
+        low, high: Pmin and Pmax of the maybe states over the actionable strategies (Storm), widened by 1e-9:
+            every strategy's reachability probabilities lie in between (valid bounds for the p_s variables).
     """
 
     maybe: np.ndarray
@@ -111,6 +113,8 @@ class Encoding:
     free: np.ndarray
     changeable: np.ndarray
     n_decision: int
+    low: np.ndarray
+    high: np.ndarray
 
     @property
     def n_maybe(self) -> int:
@@ -176,7 +180,8 @@ def preanalyse(problem: CounterfactualProblem) -> Preanalysis:
     elif not check.holds:
         pre.status = "infeasible"
     else:
-        pre.encoding = encode(problem, actionable, one, zero)
+        high, _ = storm.reach_values(mc, one, "max")
+        pre.encoding = encode(problem, actionable, one, zero, values, high)
         pre.reachable = pre.encoding.n_maybe
     return pre
 
@@ -191,7 +196,8 @@ def _check_complement_sound(problem: CounterfactualProblem, mc: ExplicitModel, a
             f"state the bad outcome with an upper bound instead, e.g. P<=γ [F \"bad\"]")
 
 
-def encode(problem: CounterfactualProblem, actionable: ActionableMDP, one: np.ndarray, zero: np.ndarray) -> Encoding:
+def encode(problem: CounterfactualProblem, actionable: ActionableMDP, one: np.ndarray, zero: np.ndarray,
+           low: np.ndarray, high: np.ndarray) -> Encoding:
     """Prune (prob0/prob1, reachability, controllability) and slice the arrays the solvers work on."""
     m = problem.model
     stop = one | zero
@@ -209,4 +215,5 @@ def encode(problem: CounterfactualProblem, actionable: ActionableMDP, one: np.nd
     return Encoding(maybe=maybe, index=index, s0=int(index[m.initial_state]), rows=rows,
                     row_state=index[m.state_of_choice[rows]], P=P, b=b,
                     sigma=problem.strategy.probabilities[rows], free=actionable.free[rows],
-                    changeable=actionable.changeable[maybe], n_decision=int(m.decision_states.sum()))
+                    changeable=actionable.changeable[maybe], n_decision=int(m.decision_states.sum()),
+                    low=np.clip(low[maybe] - 1e-9, 0.0, 1.0), high=np.clip(high[maybe] + 1e-9, 0.0, 1.0))

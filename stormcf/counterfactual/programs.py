@@ -16,9 +16,10 @@ MIQCQP (mixed objective d = r0·d0 + r1·d1 + r∞·d∞)
     min r0·Σ i_s + r1/|S|·Σ_s Δ_s + r∞·D∞
   plus valid cuts from the exact special cases: Σ i_s >= d0*, D∞ >= d∞_lower, Σ Δ_s >= d∞_lower.
 
-d0 MILP (z_r ∈ {0,1}: state s switches to row r; big-M = 1 because probabilities are in [0,1])
-    p_s >= Σ_r σ(r)·Q_r - i_s                            (s unchanged)
-    p_s >= Σ_{r ∉ F} σ(r)·Q_r + m_s·Q_r' - (1 - z_r')      (s changed to the controllable row r')
+d0 MILP (z_r ∈ {0,1}: state s switches to row r; big-M = 1 works because probabilities are in [0,1]; with
+p ∈ [Pmin, Pmax] the tighter M = max over that box of the right-hand side minus p_s is used)
+    p_s >= Σ_r σ(r)·Q_r - M_s·i_s                          (s unchanged)
+    p_s >= Σ_{r ∉ F} σ(r)·Q_r + m_s·Q_r' - M_r'·(1 - z_r')   (s changed to the controllable row r')
     Σ_{r' ∈ F(s)} z_r' = i_s,        min Σ i_s
   For a fixed set of changed states a deterministic choice is optimal (min-reachability MDPs have memoryless
   deterministic optimal strategies; here the controllable mass m_s goes to one row).
@@ -78,6 +79,13 @@ def snap_unchanged(enc: Encoding, probs: np.ndarray, tolerance: float = 1e-7) ->
     return probs
 
 
+def _value_variables(fb: FormulationBuilder, enc: Encoding, gamma: float) -> np.ndarray:
+    """p_s ∈ [Pmin(s), Pmax(s)] (valid: the true values of every strategy lie there), p_s0 <= γ."""
+    p = fb.variables(enc.n_maybe, lb=enc.low, ub=enc.high)
+    fb.set_upper(p[enc.s0], min(gamma, float(enc.high[enc.s0])))
+    return p
+
+
 def _fixed_part(enc: Encoding, weights: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
     """(W P, W b) for row weights ``weights``: each state's weighted sum of its rows' Q."""
     S = policy_matrix(enc, weights)
@@ -98,8 +106,7 @@ def d0_program(enc: Encoding, gamma: float, start: np.ndarray | None = None) -> 
     """The d0 MILP (module docstring). ``start``: a policy whose changed states switch deterministically."""
     fb = FormulationBuilder()
     k = enc.n_maybe
-    p = fb.variables(k)
-    fb.set_upper(p[enc.s0], gamma)
+    p = _value_variables(fb, enc, gamma)
     C = np.flatnonzero(enc.changeable)
     i = fb.variables(C.size, binary=True)
     F = np.flatnonzero(enc.free)
@@ -109,14 +116,17 @@ def d0_program(enc: Encoding, gamma: float, start: np.ndarray | None = None) -> 
     _bellman_rows(fb, enc, p, np.flatnonzero(~enc.changeable))
     SP, Sb = _fixed_part(enc, enc.sigma)
     eye = sp.identity(k, format="csr")
-    # unchanged: p_s - σP p + i_s >= σb
-    fb.rows(sp.hstack([eye[C] - SP[C], sp.identity(C.size)]), np.concatenate([p, i]), lhs=Sb[C])
-    # changed to row r: p_s - fixedP p - m_s P_r p - z_r >= fixed b + m_s b_r - 1
+    # unchanged: p_s - σP p + M_s i_s >= σb, M_s = max over the box of σQ - p_s
+    big = np.maximum(SP[C] @ enc.high + Sb[C] - enc.low[C], 0.0)
+    fb.rows(sp.hstack([eye[C] - SP[C], sp.diags(big)]), np.concatenate([p, i]), lhs=Sb[C])
+    # changed to row r: p_s - fixedP p - m_s P_r p + M_r z_r >= fixed b + m_s b_r - M_r
     FP, Fb = _fixed_part(enc, np.where(enc.free, 0.0, enc.sigma))
     mass = enc.free_mass
     s_of = enc.row_state[F]
     M = eye[s_of] - FP[s_of] - sp.diags(mass[s_of]) @ enc.P[F]
-    fb.rows(sp.hstack([M, -sp.identity(F.size)]), np.concatenate([p, z]), lhs=Fb[s_of] + mass[s_of] * enc.b[F] - 1.0)
+    rhs = Fb[s_of] + mass[s_of] * enc.b[F]
+    big = np.maximum(rhs - M @ enc.high + (eye[s_of] @ enc.high) - (eye[s_of] @ enc.low), 0.0)
+    fb.rows(sp.hstack([M, -sp.diags(big)]), np.concatenate([p, z]), lhs=rhs - big)
     # Σ z = i
     link = sp.csr_matrix((np.ones(F.size), (pos[s_of], np.arange(F.size))), shape=(C.size, F.size))
     fb.rows(sp.hstack([link, -sp.identity(C.size)]), np.concatenate([z, i]), lhs=0.0, rhs=0.0)
@@ -152,8 +162,7 @@ def miqcqp_program(enc: Encoding, gamma: float, weights: tuple[float, float, flo
     r0, r1, rinf = weights
     fb = FormulationBuilder()
     k = enc.n_maybe
-    p = fb.variables(k)
-    fb.set_upper(p[enc.s0], gamma)
+    p = _value_variables(fb, enc, gamma)
     C = np.flatnonzero(enc.changeable)
     F = np.flatnonzero(enc.free)
     s_of = enc.row_state[F]

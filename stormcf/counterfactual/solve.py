@@ -342,6 +342,10 @@ def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_we
         result = run.finish(c, status, name, reason + f", diversity weight λ = {diversity_weight:g}",
                             None)
         result.novelty = novelty(result, found)
+        same = [j for j, f in enumerate(found, start=1) if f.strategy.allclose(c.strategy, atol=1e-6)]
+        if same:
+            result.notes.append(f"identical to counterfactual {same[0]}: no other valid strategy scores better on "
+                                f"d - λ·det(K) with these weights")
         found.append(result)
     first.diverse = found[1:]
     return first

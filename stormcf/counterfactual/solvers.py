@@ -17,6 +17,7 @@ import numpy as np
 
 from .analysis import Encoding
 from .backends import backend
+from .greedy import greedy_d0
 from .programs import Bounds, d0_program, miqcqp_program
 from .robust import dinf_bisection
 
@@ -51,7 +52,8 @@ class DinfBisection:
 
 
 class D0Milp:
-    """Optimal d0: the MILP of :func:`stormcf.counterfactual.programs.d0_program`."""
+    """Optimal d0: the MILP of :func:`stormcf.counterfactual.programs.d0_program`, warm-started by
+    :func:`stormcf.counterfactual.greedy.greedy_d0` (or ``start`` when the heuristic finds nothing)."""
 
     def __init__(self, backend_name: str = "highs", start: np.ndarray | None = None) -> None:
         self.backend = backend(backend_name)
@@ -59,8 +61,10 @@ class D0Milp:
         self.name = f"d0 MILP ({self.backend.name})"
 
     def solve(self, enc: Encoding, gamma: float, time_limit: float) -> SolverResult:
-        program = d0_program(enc, gamma, self.start)
-        out = self.backend.solve(program.formulation, time_limit)
+        t0 = time.perf_counter()
+        start = greedy_d0(enc, gamma, time_limit / 10)
+        program = d0_program(enc, gamma, self.start if start is None else start)
+        out = self.backend.solve(program.formulation, max(time_limit - (time.perf_counter() - t0), 0.01))
         probs = program.policy(enc, out.x) if out.x is not None else None
         bound = None if out.bound is None else float(math.ceil(out.bound - 1e-6))   # d0 is an integer
         return SolverResult(out.status, probs, out.objective, bound, out.time, self.name,
