@@ -66,12 +66,15 @@ class Program:
 
 
 def snap_unchanged(enc: Encoding, probs: np.ndarray, tolerance: float = 1e-7) -> np.ndarray:
-    """States whose distribution moved by less than ``tolerance`` (solver noise) get σ back exactly; every
-    state's controllable mass is renormalised to σ's."""
+    """Remove solver noise: states whose distribution moved by less than ``tolerance`` get σ back exactly, other
+    probabilities below ``tolerance`` become 0 (a probability of 1e-9 on an action that leaves an end component
+    changes the reachability probability completely, while the solver's Bellman rows tolerate it); every state's
+    controllable mass is renormalised to σ's."""
     probs = probs.copy()
     delta = changes(enc, probs)
     keep = (delta < tolerance)[enc.row_state]
     probs[keep] = enc.sigma[keep]
+    probs[~keep & enc.free & (probs < tolerance)] = 0.0
     mass = enc.free_mass
     current = np.bincount(enc.row_state, weights=np.where(enc.free, probs, 0.0), minlength=enc.n_maybe)
     scale = np.divide(mass, current, out=np.ones_like(mass), where=current > 0)

@@ -125,7 +125,7 @@ class _Run:
                               f"the infimum")
         self.candidate(self.pre.witness.probabilities[self.enc.rows], "Storm's Pmin scheduler")
         if kind == "dinf" and self.solver in ("auto", "highs"):
-            return self.single(DinfBisection(), "only d∞ counts: exact bisection with robust value iteration, "
+            return self.single(DinfBisection(), "only d∞ counts: exact bisection with robust policy iteration, "
                                                 "no optimisation solver needed")
         if kind == "d0":
             name = "highs" if self.solver == "auto" else self.solver
@@ -188,8 +188,8 @@ class _Run:
         best = self.best()
         if found is not None and out.status == "optimal":
             if best is not found:
-                self.notes.append(f"the {best.source} strategy is as close as the MIQCQP optimum (the solvers "
-                                  f"work with different safety margins on γ)")
+                self.notes.append(f"the strategy of {best.source} is as close as the MIQCQP optimum (the "
+                                  f"solvers work with different safety margins on γ)")
             return self.finish(best, "optimal", name, reason, lower)
         if found is None:
             self.notes.append(f"{name} ended with status {out.status}; reporting the best valid strategy found")

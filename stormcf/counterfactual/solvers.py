@@ -38,7 +38,7 @@ class SolverResult:
 class DinfBisection:
     """Optimal d∞ (see :mod:`stormcf.counterfactual.robust`)."""
 
-    name = "d∞ bisection (robust value iteration)"
+    name = "d∞ bisection (robust policy iteration)"
 
     def __init__(self, tolerance: float = 1e-7) -> None:
         self.tolerance = tolerance
