@@ -79,8 +79,9 @@ def actionable_mdp(problem: CounterfactualProblem) -> ActionableMDP:
     origin = np.concatenate([free_rows, -np.ones(mixture_states.size, dtype=np.int64)])[order]
     names = tuple(m.action_names) + (SIGMA_ACTION,)
     actions = np.where(origin >= 0, m.choice_actions[np.maximum(origin, 0)], len(names) - 1)
+    labels = {name: m.labels[name] for name in m.user_labels}     # no expression labels: Storm cannot quote them
     model = ExplicitModel(rows[order], np.concatenate([[0], np.cumsum(np.bincount(states, minlength=m.n_states))]),
-                          actions, names, m.labels, m.valuations, {}, m.initial_state, "mdp",
+                          actions, names, labels, m.valuations, {}, m.initial_state, "mdp",
                           source=f"{m.source} (actionable part)", naming=m.naming)
     return ActionableMDP(model, origin, free, changeable)
 

@@ -75,9 +75,10 @@ class GurobiBackend:
             if err.errno == gp.GRB.Error.SIZE_LIMIT_EXCEEDED:
                 s = f.sizes()
                 raise LicenceLimitError(
-                    f"the instance has {s['variables']} variables and {s['constraints']} constraints: too large for "
-                    f"the installed size-limited Gurobi licence (about 2,000); install a full licence or use "
-                    f"--solver scip") from None
+                    f"the instance ({s['variables']} variables, {s['constraints']} constraints, {s['bilinear_terms']} "
+                    f"bilinear terms) is too large for the installed size-limited Gurobi licence (the pip wheel's "
+                    f"allows about 2,000 variables and constraints, and far fewer variables in quadratic terms); "
+                    f"install a full licence or use --solver scip") from None
             raise SolverError(f"Gurobi failed: {err}") from None
 
     def _run(self, gp, m, f: Formulation, time_limit: float, t0: float) -> SolverOutcome:

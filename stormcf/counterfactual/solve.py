@@ -28,7 +28,6 @@ from ..reachability import can_reach
 from ..strategy import Strategy
 from ..verification import Verification, verify
 from .analysis import Encoding, Preanalysis, preanalyse
-from .backends import LicenceLimitError
 from .problem import CounterfactualProblem
 from .programs import Bounds
 from .result import CounterfactualResult, novelty
@@ -205,14 +204,11 @@ class _Run:
         try:
             found, out = self.attempt(make("gurobi"), MARGINS_SOLVER)
             return found, out, out.name, reason + ", on Gurobi (NonConvex=2)"
-        except LicenceLimitError as err:
-            why = str(err).split(":")[0]
         except SolverError as err:
-            why = str(err)
+            why = str(err).split(";")[0]
         self.sizes.pop("encoded", None)
         found, out = self.attempt(make("scip"), MARGINS_SOLVER)
-        return found, out, out.name, reason + f", on SCIP because {why} for Gurobi's licence" \
-            if "instance has" in why else reason + f", on SCIP because {why}"
+        return found, out, out.name, reason + f", on SCIP because {why}"
 
     # ------------------------------------------------------------------------------------------- results
     def epsilon_verdict(self, lower: float | None, solver: str, reason: str) -> CounterfactualResult:
