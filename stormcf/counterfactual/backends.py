@@ -5,7 +5,7 @@
 - :class:`ScipBackend`: PySCIPOpt, open source, no size limit, spatial branch-and-bound for bilinear constraints.
 - :class:`HighsBackend`: highspy, linear programmes only (the d0 MILP), no size limit.
 
-All run on one thread with a relative gap of 1e-6 and tight feasibility tolerances (the encodings' answers are
+All run on one thread with a relative gap of 1e-4 and tight feasibility tolerances (the encodings' answers are
 re-checked by Storm anyway). Status: ``optimal``; ``suboptimal`` (a solution, not proven optimal: time or
 solution limit); ``infeasible``; ``timeout`` (no solution within the limit).
 """
@@ -19,8 +19,8 @@ import numpy as np
 from ..errors import SolverError
 from .formulation import Formulation
 
-#: relative optimality gap the back ends stop at
-MIP_GAP = 1e-6
+#: relative optimality gap the back ends stop at (Gurobi's default; the paper used Gurobi's defaults)
+MIP_GAP = 1e-4
 #: primal feasibility tolerance asked from the back ends
 FEASIBILITY_TOLERANCE = 1e-9
 

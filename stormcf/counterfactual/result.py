@@ -155,6 +155,10 @@ class CounterfactualResult:
                          f"{e['variables']} variables, {e['constraints']} constraints "
                          f"(the paper's encoding of the whole model: {p['variables']} variables, "
                          f"{p['constraints']} constraints)")
+        elif self.sizes.get("value_iteration"):
+            v = self.sizes["value_iteration"]
+            lines.append(f"encoded: {self.sizes['pruning']['maybe']} of {self.sizes['pruning']['states']} states, "
+                         f"{v['rows']} choices, {v['transitions']} transitions (no optimisation variables)")
         lines.extend(f"note: {n}" for n in self.notes)
         for k, other in enumerate(self.diverse, start=2):
             lines.append(f"\n-- diverse counterfactual {k} (novel state-action pairs: {other.novelty:.0%})")

@@ -1,6 +1,6 @@
 """The solvers of the counterfactual problem, with one interface: ``solver.solve(encoding, gamma, time_limit)``.
 
-- :class:`DinfBisection`: d∞ alone, exact (bisection + robust value iteration; no optimisation solver);
+- :class:`DinfBisection`: d∞ alone, exact (bisection + robust policy iteration; no optimisation solver);
 - :class:`D0Milp`: d0 alone, exact, a MILP on any back end (HiGHS by default);
 - :class:`Miqcqp`: the mixed objective, the non-convex MIQCQP of seed 000 on Gurobi or SCIP.
 
