@@ -11,4 +11,6 @@ from .storm import load_model, parse_property
 from .strategy import Strategy
 from .verification import Verification, induced_dtmc, verify
 
+from .counterfactual import CounterfactualProblem, CounterfactualResult, solve_counterfactual  # noqa: E402
+
 __version__ = "0.1.0"

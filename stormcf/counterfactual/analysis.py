@@ -17,7 +17,7 @@ Bellman equalities admit spurious solutions, and the problem is rejected with a 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -146,8 +146,6 @@ class Preanalysis:
     status: str | None
     encoding: Encoding | None = None
     complemented: bool = False
-    reachable: int = 0
-    notes: list[str] = field(default_factory=list)
 
     @property
     def optimal_probability(self) -> float:
@@ -183,7 +181,6 @@ def preanalyse(problem: CounterfactualProblem) -> Preanalysis:
     else:
         high, _ = storm.reach_values(mc, one, "max")
         pre.encoding = encode(problem, actionable, one, zero, values, high)
-        pre.reachable = pre.encoding.n_maybe
     return pre
 
 

@@ -57,7 +57,6 @@ def _split_rows(f: Formulation):
 
 class GurobiBackend:
     name = "gurobi"
-    handles_quadratic = True
 
     def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
         try:
@@ -125,7 +124,6 @@ class GurobiBackend:
 
 class ScipBackend:
     name = "scip"
-    handles_quadratic = True
 
     def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
         try:
@@ -193,7 +191,6 @@ class ScipBackend:
 
 class HighsBackend:
     name = "highs"
-    handles_quadratic = False
 
     def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
         try:

@@ -26,7 +26,7 @@ from .analysis import Encoding
 from .formulation import FormulationBuilder, QuadraticRow
 
 
-def l1_distance(enc: Encoding, a: np.ndarray, b: np.ndarray) -> float:
+def l1_distance(a: np.ndarray, b: np.ndarray) -> float:
     """||Δ(σ_a, σ_b)||_1 = Σ_s TV(σ_a(s), σ_b(s)) for two policies over the encoding's rows."""
     return 0.5 * float(np.abs(a - b).sum())
 
@@ -38,10 +38,10 @@ class DiversityTerm:
         self.previous, self.weight, self.perturbation = previous, weight, perturbation
         self._w = self._b = self._d = self._k = None
 
-    def kernel(self, enc: Encoding) -> np.ndarray:
+    def kernel(self) -> np.ndarray:
         """K_prev of the earlier counterfactuals."""
         n = len(self.previous)
-        K = np.array([[1.0 / (1.0 + l1_distance(enc, self.previous[i], self.previous[j])) for j in range(n)]
+        K = np.array([[1.0 / (1.0 + l1_distance(self.previous[i], self.previous[j])) for j in range(n)]
                       for i in range(n)])
         return K + self.perturbation * np.eye(n)
 
@@ -65,7 +65,7 @@ class DiversityTerm:
             fb.quadratic(QuadraticRow(np.array([k]), np.array([1.0]), np.array([k]), np.array([d]),
                                       np.array([1.0]), 1.0, 1.0))                          # k (1 + D) = 1
             self._w.append(w), self._b.append(b), self._d.append(d), self._k.append(k)
-        K = self.kernel(enc)
+        K = self.kernel()
         det = float(np.linalg.det(K))
         A = self.weight * det * np.linalg.inv(K)
         ii, jj = np.meshgrid(np.array(self._k), np.array(self._k), indexing="ij")

@@ -155,10 +155,3 @@ class CounterfactualProblem:
         """States with two or more controllable choices (the only ones that can change)."""
         counts = np.bincount(self.model.state_of_choice, weights=self.free.astype(float), minlength=self.model.n_states)
         return counts >= 2
-
-    def describe(self) -> str:
-        w = self.weights
-        text = f"{self.property.text}, weights r0={w.r0:g} r1={w.r1:g} r∞={w.rinf:g}"
-        if self.epsilon is not None:
-            text += f", ε={self.epsilon:g}"
-        return text

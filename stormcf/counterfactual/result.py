@@ -16,10 +16,6 @@ from ..strategy import Strategy
 from ..verification import Verification, format_value
 from .problem import CounterfactualProblem
 
-#: statuses of a result
-STATUSES = ("optimal", "suboptimal", "feasible", "infeasible", "trivial", "timeout")
-
-
 def target_name(problem: CounterfactualProblem) -> str:
     """The target of ``P<=γ [F φ]`` as the user wrote it: the label name, or the expression."""
     m = re.search(r"\[F (.*)\]\s*$", problem.property.text)
