@@ -10,7 +10,6 @@ from .reachability import (can_reach, optimal_strategy, prob01_states, reach_pro
 from .storm import load_model, parse_property
 from .strategy import Strategy
 from .verification import Verification, induced_dtmc, verify
-
-from .counterfactual import CounterfactualProblem, CounterfactualResult, solve_counterfactual  # noqa: E402
+from .counterfactual import CounterfactualProblem, CounterfactualResult, solve_counterfactual  # noqa: E402 (needs the above)
 
 __version__ = "0.1.0"
