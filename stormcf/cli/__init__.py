@@ -13,7 +13,7 @@ from importlib import import_module
 from ..errors import StormcfError
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
-COMMANDS = ("info", "check", "demo", "icfmdp", "explain_path")
+COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "demo")
 
 
 class _Parser(argparse.ArgumentParser):

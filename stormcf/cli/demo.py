@@ -1,8 +1,9 @@
-"""``stormcf demo``: the loan example of seed 000, end to end, on the shipped model."""
+"""``stormcf demo``: the loan example of seed 000, end to end, on the shipped model (with its counterfactuals)."""
 from __future__ import annotations
 
 import argparse
 
+from ..counterfactual import CounterfactualProblem, solve_counterfactual
 from ..examples import example_path
 from ..reachability import optimal_strategy
 from ..storm import load_model, storm_version
@@ -34,4 +35,10 @@ def run(args: argparse.Namespace) -> int:
     for s in model.decision_states.nonzero()[0]:
         chosen = [a for a, p in best.distribution(int(s)).items() if p == 1]
         print(f"  {model.state_name(int(s)):14s} {chosen[0]}")
+    print('\n== The counterfactual strategy for P<=0.2 [F "rejected"], d = d0 + d1 + d∞ (Fig. 1c, Example 2):')
+    print(solve_counterfactual(CounterfactualProblem(sigma, 'P<=0.2 [F "rejected"]', weights="1,1,1")))
+    print("\n== Under d∞ alone (Example 3: no valid counterfactual for ε < 0.51):")
+    print(solve_counterfactual(CounterfactualProblem(sigma, 'P<=0.2 [F "rejected"]', weights="0,0,1")))
+    print('\n== P<=0.01 [F "rejected"]:')
+    print(solve_counterfactual(CounterfactualProblem(sigma, 'P<=0.01 [F "rejected"]')))
     return 0

@@ -1,0 +1,83 @@
+"""The diversity term of seed 000 (Section 4, "Diverse Counterfactual Strategies", after Mothilal et al. 2020).
+
+The n-th counterfactual minimises d(σ, σ') - λ·det(K) where K is the matrix of inverse pairwise distances of the
+counterfactuals σ_1..σ_{n-1} found so far and σ' itself:
+
+    K_ij = 1 / (1 + ||Δ(σ_i, σ_j)||_1)        (a small perturbation η is added to the diagonal)
+
+With K_prev the (constant) matrix of the earlier counterfactuals and k_j = 1/(1 + D_j), D_j = ||Δ(σ_j, σ')||_1,
+the Schur complement gives
+
+    det(K) = det(K_prev) · (1 + η - kᵀ K_prev⁻¹ k),
+
+so -λ·det(K) = -λ·det(K_prev)·(1 + η) + λ·det(K_prev)·kᵀ K_prev⁻¹ k: a convex quadratic in k. The encoding adds
+
+    w_jr = |x_r - σ_j(r)|      exactly, with a binary b_jr (w <= x - σ_j + 2(1 - b), w <= σ_j - x + 2b),
+    D_j = ½ Σ_r w_jr,           k_j·(1 + D_j) = 1   (bilinear),
+
+over the controllable rows (the only rows where counterfactuals differ).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .analysis import Encoding
+from .formulation import FormulationBuilder, QuadraticRow
+
+
+def l1_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """||Δ(σ_a, σ_b)||_1 = Σ_s TV(σ_a(s), σ_b(s)) for two policies over the encoding's rows."""
+    return 0.5 * float(np.abs(a - b).sum())
+
+
+class DiversityTerm:
+    """-λ·det(K) for the next counterfactual after ``previous`` (policies over the encoding's rows)."""
+
+    def __init__(self, previous: list[np.ndarray], weight: float = 2.0, perturbation: float = 1e-4) -> None:
+        self.previous, self.weight, self.perturbation = previous, weight, perturbation
+        self._w = self._b = self._d = self._k = None
+
+    def kernel(self) -> np.ndarray:
+        """K_prev of the earlier counterfactuals."""
+        n = len(self.previous)
+        K = np.array([[1.0 / (1.0 + l1_distance(self.previous[i], self.previous[j])) for j in range(n)]
+                      for i in range(n)])
+        return K + self.perturbation * np.eye(n)
+
+    def add(self, fb: FormulationBuilder, enc: Encoding, x: np.ndarray):
+        """Add the variables and constraints; returns (objective quadratic triplets, objective offset)."""
+        F = np.flatnonzero(enc.free)
+        n = len(self.previous)
+        eye = sp.identity(F.size, format="csr")
+        self._w, self._b, self._d, self._k = [], [], [], []
+        for prev in self.previous:
+            s = prev[F]
+            w = fb.variables(F.size)
+            b = fb.variables(F.size, binary=True)
+            fb.rows(sp.hstack([eye, -eye]), np.concatenate([w, x]), lhs=-s)                 # w >= x - σ_j
+            fb.rows(sp.hstack([eye, eye]), np.concatenate([w, x]), lhs=s)                   # w >= σ_j - x
+            fb.rows(sp.hstack([eye, -eye, 2 * eye]), np.concatenate([w, x, b]), rhs=2 - s)   # w <= x - σ_j + 2(1-b)
+            fb.rows(sp.hstack([eye, eye, -2 * eye]), np.concatenate([w, x, b]), rhs=s)      # w <= σ_j - x + 2b
+            d = fb.variables(1, lb=0.0, ub=float(F.size))[0]
+            fb.rows(sp.csr_matrix(np.r_[np.full(F.size, 0.5), -1.0][None, :]), np.r_[w, d], lhs=0.0, rhs=0.0)
+            k = fb.variables(1, lb=0.0, ub=1.0)[0]
+            fb.quadratic(QuadraticRow(np.array([k]), np.array([1.0]), np.array([k]), np.array([d]),
+                                      np.array([1.0]), 1.0, 1.0))                          # k (1 + D) = 1
+            self._w.append(w), self._b.append(b), self._d.append(d), self._k.append(k)
+        K = self.kernel()
+        det = float(np.linalg.det(K))
+        A = self.weight * det * np.linalg.inv(K)
+        ii, jj = np.meshgrid(np.array(self._k), np.array(self._k), indexing="ij")
+        offset = -self.weight * det * (1.0 + self.perturbation)
+        return (ii.ravel(), jj.ravel(), A.ravel()), offset if n else 0.0
+
+    def fill_start(self, x0: np.ndarray, enc: Encoding, probs: np.ndarray) -> None:
+        """Start values of the diversity variables for the policy ``probs``."""
+        F = np.flatnonzero(enc.free)
+        for prev, w, b, d, k in zip(self.previous, self._w, self._b, self._d, self._k):
+            diff = probs[F] - prev[F]
+            x0[w] = np.abs(diff)
+            x0[b] = diff >= 0
+            x0[d] = 0.5 * np.abs(diff).sum()
+            x0[k] = 1.0 / (1.0 + x0[d])
