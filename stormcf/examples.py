@@ -1,10 +1,12 @@
 """The example models shipped with stormcf (``prism_models/`` in a checkout, ``stormcf.prism_models`` when installed)."""
 from __future__ import annotations
 
+import json
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
-from .errors import ModelError
+from .errors import ModelError, StormcfError
 
 
 def example_path(name: str) -> Path:
@@ -32,3 +34,14 @@ def resolve_file(path: str | Path) -> Path:
     if p.is_dir():
         raise ModelError(f"{path}: is a directory, not a file")
     raise ModelError(f"{path}: file not found")
+
+
+def read_json(path: str | Path, error: type[StormcfError]) -> Any:
+    """The JSON content of a user's file (resolved like :func:`resolve_file`); a missing file or invalid JSON raises
+    ``error`` with a one-line message naming the file."""
+    try:
+        return json.loads(resolve_file(path).read_text())
+    except ModelError as err:
+        raise error(str(err)) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise error(f"{path}: not valid JSON ({err})") from None

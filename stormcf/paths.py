@@ -20,8 +20,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import ModelError, PathError, StateError
-from .examples import resolve_file
+from .errors import PathError, StateError
+from .examples import read_json
 from .model import ExplicitModel
 from .strategy import Strategy
 
@@ -129,13 +129,7 @@ class ObservedPath:
 
     @classmethod
     def load(cls, model: ExplicitModel, path: str | Path) -> "ObservedPath":
-        try:
-            data = json.loads(resolve_file(path).read_text())
-        except ModelError as err:
-            raise PathError(str(err)) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise PathError(f"{path}: not valid JSON ({err})") from None
-        return cls.from_dict(model, data, source=str(path))
+        return cls.from_dict(model, read_json(path, PathError), source=str(path))
 
 
 def _state(model: ExplicitModel, valuation: Any, where: str) -> int:

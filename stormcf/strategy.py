@@ -22,8 +22,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .errors import ModelError, StateError, StrategyError
-from .examples import resolve_file
+from .errors import StateError, StrategyError
+from .examples import read_json
 from .model import ExplicitModel
 
 #: tolerance on "probabilities sum to 1"
@@ -132,13 +132,7 @@ class Strategy:
 
     @classmethod
     def load(cls, model: ExplicitModel, path: str | Path) -> "Strategy":
-        try:
-            data = json.loads(resolve_file(path).read_text())
-        except ModelError as err:
-            raise StrategyError(str(err)) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise StrategyError(f"{path}: not valid JSON ({err})") from None
-        return cls.from_dict(model, data, source=str(path))
+        return cls.from_dict(model, read_json(path, StrategyError), source=str(path))
 
 
 class _StrategyReader:

@@ -93,7 +93,6 @@ class RandomMDP:
         if 0 not in maybe:
             return Fraction(0) if exact else 0.0
         idx = {s: i for i, s in enumerate(maybe)}
-        k = len(maybe)
         A = [[(1 if i == j else 0) - P[s][t] for j, t in enumerate(maybe)] for i, s in enumerate(maybe)]
         b = [sum((P[s][g] for g in self.goal), 0 * P[s][s]) for s in maybe]
         if exact:

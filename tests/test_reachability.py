@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 
 import stormcf
-from stormcf import Strategy
 
 from random_models import random_mdps
 
