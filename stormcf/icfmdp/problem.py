@@ -48,8 +48,22 @@ def _observed_steps(path: ObservedPath) -> list[tuple[int, int] | None]:
     return [(int(r), int(k)) if k >= 0 else None for r, k in zip(path.choices, nxt)]
 
 
+class _OnPath:
+    """The model and horizon of a counterfactual MDP built from an observed path."""
+
+    path: ObservedPath
+
+    @property
+    def model(self) -> ExplicitModel:
+        return self.path.model
+
+    @property
+    def horizon(self) -> int:
+        return self.path.T
+
+
 @dataclass(frozen=True, eq=False)
-class IntervalCFMDP:
+class IntervalCFMDP(_OnPath):
     """The ICFMDP of an observed path: P_t(s' | s, a) ∈ [lower[t, e], upper[t, e]] for the transition e = (s, a, s')
     (index into ``model.transitions.data``) at step t = 0..T-1.
 
@@ -67,14 +81,6 @@ class IntervalCFMDP:
     lower: np.ndarray
     upper: np.ndarray
     seconds: float = field(default=0.0, compare=False)
-
-    @property
-    def model(self) -> ExplicitModel:
-        return self.path.model
-
-    @property
-    def horizon(self) -> int:
-        return self.path.T
 
     def step(self, t: int) -> tuple[sp.csr_matrix, sp.csr_matrix]:
         """The bounds of step t as two CSR matrices with the model's sparsity (rows = choices)."""
@@ -142,7 +148,7 @@ def interval_cfmdp(path: ObservedPath, assumptions: str = "cs+m", bounds: str = 
 
 
 @dataclass(frozen=True, eq=False)
-class CounterfactualMDP:
+class CounterfactualMDP(_OnPath):
     """A point counterfactual MDP: P_t(s' | s, a) = ``probabilities[t, e]`` for the transition e at step t.
 
     ``estimator`` says where the numbers come from: ``"gumbel-exact"`` (closed form), ``"gumbel-mc"`` (Monte Carlo
@@ -154,14 +160,6 @@ class CounterfactualMDP:
     estimator: str
     samples: int | None = None
     seconds: float = field(default=0.0, compare=False)
-
-    @property
-    def model(self) -> ExplicitModel:
-        return self.path.model
-
-    @property
-    def horizon(self) -> int:
-        return self.path.T
 
     def step(self, t: int) -> sp.csr_matrix:
         P = self.model.transitions

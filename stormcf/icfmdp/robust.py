@@ -158,18 +158,39 @@ def _reachable(model: ExplicitModel, start: int, rows: np.ndarray, support: np.n
 
 
 # ------------------------------------------------------------------------------------------------------ solvers
+def _action_values(cf: IntervalCFMDP | CounterfactualMDP, t: int, r: np.ndarray, v_next: np.ndarray,
+                   optimistic: bool) -> np.ndarray:
+    """Q_t = R + the expectation of V_{t+1} per choice: worst (best with ``optimistic``) case over the intervals of
+    an ICFMDP, plain expectation in a point CFMDP."""
+    if isinstance(cf, IntervalCFMDP):
+        return r + interval_expectation(cf.model, cf.lower[t], cf.upper[t], v_next, not optimistic)
+    return r + cf.step(t) @ v_next
+
+
+def _backward(cf: IntervalCFMDP | CounterfactualMDP, r: np.ndarray, optimistic: bool,
+              fixed_rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Finite-horizon backward induction: (rows (T, n), values (T+1, n)). With ``fixed_rows`` the policy is given
+    and only evaluated; otherwise every step picks the best choice (ties: the observed action)."""
+    model, path = cf.model, cf.path
+    T, n = cf.horizon, model.n_states
+    values = np.zeros((T + 1, n))
+    rows = np.zeros((T, n), dtype=np.int64) if fixed_rows is None else fixed_rows
+    for t in range(T - 1, -1, -1):
+        q = _action_values(cf, t, r, values[t + 1], optimistic)
+        if fixed_rows is None:
+            rows[t], values[t] = _choose(model, q, int(path.choices[t]))
+        else:
+            values[t] = q[rows[t]]
+    return rows, values
+
+
 def robust_value_iteration(icfmdp: IntervalCFMDP, reward: str | None = None,
                            optimistic: bool = False) -> CounterfactualPolicy:
     """The robust (pessimistic; ``optimistic=True``: optimistic) counterfactual policy of an ICFMDP and its
     worst-case (best-case) values V_t(s)."""
     start = time.perf_counter()
     model, path = icfmdp.model, icfmdp.path
-    r = model.step_rewards(reward)
-    T, n = icfmdp.horizon, model.n_states
-    values, rows = np.zeros((T + 1, n)), np.zeros((T, n), dtype=np.int64)
-    for t in range(T - 1, -1, -1):
-        q = r + interval_expectation(model, icfmdp.lower[t], icfmdp.upper[t], values[t + 1], not optimistic)
-        rows[t], values[t] = _choose(model, q, int(path.choices[t]))
+    rows, values = _backward(icfmdp, model.step_rewards(reward), optimistic)
     reach = _reachable(model, int(path.states[0]), rows, icfmdp.upper > 0)
     return CounterfactualPolicy(path, "optimistic" if optimistic else "robust", _reward_name(model, reward),
                                 rows, values, reach, time.perf_counter() - start)
@@ -180,11 +201,7 @@ def value_iteration(cfmdp: CounterfactualMDP, reward: str | None = None) -> Coun
     Gumbel-max CFMDP."""
     start = time.perf_counter()
     model, path = cfmdp.model, cfmdp.path
-    r = model.step_rewards(reward)
-    T, n = cfmdp.horizon, model.n_states
-    values, rows = np.zeros((T + 1, n)), np.zeros((T, n), dtype=np.int64)
-    for t in range(T - 1, -1, -1):
-        rows[t], values[t] = _choose(model, r + cfmdp.step(t) @ values[t + 1], int(path.choices[t]))
+    rows, values = _backward(cfmdp, model.step_rewards(reward), optimistic=False)
     reach = _reachable(model, int(path.states[0]), rows, cfmdp.probabilities > 0)
     kind = "gumbel-max" if cfmdp.estimator.startswith("gumbel") else "optimal"
     return CounterfactualPolicy(path, kind, _reward_name(model, reward), rows, values, reach,
@@ -195,17 +212,8 @@ def policy_values(policy: CounterfactualPolicy, cfmdp: CounterfactualMDP | Inter
                   optimistic: bool = False) -> np.ndarray:
     """V_t(s) of a fixed policy: its expectation on a point CFMDP, or its worst case (best case with
     ``optimistic``) on an ICFMDP. Shape (T+1, n_states)."""
-    model = cfmdp.model
-    r = model.step_rewards(reward if reward is not None else policy.reward)
-    T, n = policy.horizon, model.n_states
-    values = np.zeros((T + 1, n))
-    for t in range(T - 1, -1, -1):
-        if isinstance(cfmdp, IntervalCFMDP):
-            q = r + interval_expectation(model, cfmdp.lower[t], cfmdp.upper[t], values[t + 1], not optimistic)
-        else:
-            q = r + cfmdp.step(t) @ values[t + 1]
-        values[t] = q[policy.rows[t]]
-    return values
+    r = cfmdp.model.step_rewards(reward if reward is not None else policy.reward)
+    return _backward(cfmdp, r, optimistic, fixed_rows=policy.rows)[1]
 
 
 def _reward_name(model: ExplicitModel, reward: str | None) -> str:
