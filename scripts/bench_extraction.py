@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
-from stormcf import example_path, storm
+from stormcf import example_path
+from stormcf.storm import extract, load, stormpy_example
 
 
 def _time(f, *args):
@@ -30,15 +30,14 @@ def main() -> None:
     ap.add_argument("--firewire", type=int, default=None, metavar="DELAY", help="use firewire.nm with this delay")
     args = ap.parse_args()
     if args.firewire is not None:
-        from stormpy.examples.files import _path
-        path, constants = Path(_path("mdp", "firewire.nm")), f"delay={args.firewire},fast=0.5"
+        path, constants = stormpy_example("mdp", "firewire.nm"), f"delay={args.firewire},fast=0.5"
     else:
         path, constants = example_path("grid.prism"), f"N={args.grid}"
-    description = storm._instantiate(storm._parse_description(path, ".prism", str(path)), constants, str(path))
-    handle, t_build = _time(storm._build, description, (), str(path))
-    umb, t_umb = _time(storm._arrays_by_umb, handle.model)
-    loop, t_loop = _time(storm._arrays_by_iteration, handle.model)
-    _, t_model = _time(storm._explicit_model, handle, umb, path.name, "valuation")
+    description = load._instantiate(load._parse_description(path, ".prism", str(path)), constants, str(path))
+    handle, t_build = _time(load._build, description, (), str(path))
+    umb, t_umb = _time(extract._arrays_by_umb, handle.model)
+    loop, t_loop = _time(extract._arrays_by_iteration, handle.model)
+    _, t_model = _time(extract._explicit_model, handle, umb, path.name, "valuation")
     assert (umb["transitions"] != loop["transitions"]).nnz == 0 and np.array_equal(umb["row_groups"], loop["row_groups"])
     m = handle.model
     print(f"{path.name} ({constants}): {m.nr_states} states, {m.nr_choices} choices, {m.nr_transitions} transitions")

@@ -1,0 +1,153 @@
+"""From stormcf's arrays to Storm models: MDPs and DTMCs (float or exact), interval MDPs."""
+from __future__ import annotations
+
+import weakref
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+import stormpy
+from stormpy.datastructures import BitVector, SparseMatrixBuilder
+from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelComponents, SparseRewardModel,
+                            StateLabeling)
+
+from ..errors import StormcfError
+from ..model import ExplicitModel, RewardModel
+from .handle import StormHandle
+
+
+_BUILT: "weakref.WeakKeyDictionary[ExplicitModel, StormHandle]" = weakref.WeakKeyDictionary()
+
+
+def storm_model_of(model: ExplicitModel):
+    """The stormpy sparse model of an explicit model: Storm's own if the model was loaded from a file, else one
+    built from the arrays (cached)."""
+    return _handle_of(model).model
+
+
+def _handle_of(model: ExplicitModel) -> StormHandle:
+    if isinstance(model.storm, StormHandle):
+        return model.storm
+    handle = _BUILT.get(model)
+    if handle is None:
+        handle = StormHandle(None, _model_from_arrays(model))
+        _BUILT[model] = handle
+    return handle
+
+
+def _matrix(P: sp.csr_matrix, row_groups: np.ndarray | None, value_type=float, values: Sequence | None = None):
+    """A stormpy SparseMatrix from CSR arrays (rows in order, columns ascending within a row)."""
+    n_rows, n_cols = P.shape
+    grouped = row_groups is not None
+    builder = SparseMatrixBuilder[value_type](rows=n_rows, columns=n_cols, entries=P.nnz, force_dimensions=True,
+                                              has_custom_row_grouping=grouped,
+                                              row_groups=len(row_groups) - 1 if grouped else 0)
+    rows = np.repeat(np.arange(n_rows), np.diff(P.indptr)).tolist()
+    data = P.data.tolist() if values is None else list(values)
+    if grouped:
+        builder.add_next_values(rows, P.indices.tolist(), data, row_groups[:-1].tolist())
+        return builder.build(n_rows, n_cols, len(row_groups) - 1)
+    builder.add_next_values(rows, P.indices.tolist(), data)
+    return builder.build(n_rows, n_cols)
+
+
+def _labeling(labels: Mapping[str, np.ndarray], initial: int, n: int):
+    labeling = StateLabeling(n)
+    labeling.add_label("init")
+    labeling.add_label_to_state("init", initial)
+    for name, mask in labels.items():
+        labeling.add_label(name)
+        labeling.set_states(name, BitVector(n, np.flatnonzero(mask).tolist()))
+    return labeling
+
+
+def _model_from_arrays(model: ExplicitModel):
+    is_dtmc = model.model_type == "dtmc"
+    matrix = _matrix(model.transitions, None if is_dtmc else model.row_groups)
+    comps = SparseModelComponents(transition_matrix=matrix,
+                                  state_labeling=_labeling(model.labels, model.initial_state, model.n_states))
+    comps.reward_models = {name: _reward_model(rm, model) for name, rm in model.rewards.items()}
+    if not is_dtmc:
+        labeling = ChoiceLabeling(model.n_choices)
+        for k, name in enumerate(model.action_names):
+            if name:
+                labeling.add_label(name)
+                labeling.set_choices(name, BitVector(model.n_choices, np.flatnonzero(model.choice_actions == k).tolist()))
+        comps.choice_labeling = labeling
+    return SparseDtmc(comps) if is_dtmc else SparseMdp(comps)
+
+
+def _reward_model(rm: RewardModel, model: ExplicitModel):
+    kwargs = {}
+    if rm.state is not None:
+        kwargs["optional_state_reward_vector"] = rm.state.tolist()
+    if rm.choice is not None or rm.transition is not None:
+        # transition rewards enter as their expectation per choice (same expected accumulated reward)
+        kwargs["optional_state_action_reward_vector"] = model.expected_choice_rewards(rm.name).tolist()
+    return SparseRewardModel(**kwargs)
+
+
+
+def _rational(x) -> Any:
+    return stormpy.Rational(x if isinstance(x, Fraction) else Fraction(repr(float(x))))
+
+
+def _exact_storm_model(model: ExplicitModel):
+    """Storm's build of the model over ``stormpy.Rational`` (cached); same states and choices as the float build."""
+    handle = _handle_of(model)
+    if handle.exact_model is None:
+        if handle.description is None:
+            raise StormcfError(f"{model.source}: exact arithmetic needs a model given as a PRISM or JANI file")
+        exact = stormpy.build_model[stormpy.Rational](
+            handle.description, options=stormpy.BuilderOptions(handle.properties, build_full=True))
+        if exact.nr_states != model.n_states or exact.nr_choices != model.n_choices:
+            raise StormcfError("the exact (rational) build of the model differs from the float build")
+        handle.exact_model = exact
+    return handle.exact_model
+
+
+
+def exact_transition_values(model: ExplicitModel) -> tuple[Fraction, ...]:
+    """The transition probabilities as exact fractions, aligned with ``model.transitions.data``.
+
+    For a model Storm built from a PRISM/JANI description, the model is rebuilt over ``stormpy.Rational`` (so
+    ``0.4`` is exactly 2/5); otherwise each float is read as the shortest decimal that prints it.
+    """
+    handle = _handle_of(model)
+    if handle.exact_values is None:
+        if handle.description is None:
+            handle.exact_values = tuple(Fraction(repr(float(x))) for x in model.transitions.data)
+        else:
+            cols, values = [], []
+            for e in _exact_storm_model(model).transition_matrix:
+                cols.append(e.column)
+                values.append(Fraction(str(e.value)))
+            if not np.array_equal(np.array(cols, dtype=np.int64), model.transitions.indices):
+                raise StormcfError("the exact (rational) build of the model differs from the float build")
+            handle.exact_values = tuple(values)
+    return handle.exact_values
+
+
+
+# ================================================================================================== interval MDPs
+
+
+def interval_mdp(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndarray,
+                 choice_rewards: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray], initial: int):
+    """The interval MDP with P(s' | row) ∈ [lower, upper] (two CSR matrices with the same sparsity; rows = choices
+    grouped by ``row_groups``) as a ``stormpy.Interval`` sparse MDP with state-action reward models."""
+    n = len(row_groups) - 1
+    if lower.shape != upper.shape or lower.nnz != upper.nnz or not np.array_equal(lower.indices, upper.indices):
+        raise StormcfError("interval MDP: lower and upper bounds need the same sparsity")
+    intervals = [stormpy.Interval(lo, hi) for lo, hi in zip(lower.data.tolist(), upper.data.tolist())]
+    matrix = _matrix(lower, np.asarray(row_groups), stormpy.Interval, intervals)
+    rewards = {name: SparseRewardModel[stormpy.Interval](
+        optional_state_action_reward_vector=[stormpy.Interval(x) for x in np.asarray(r, dtype=float).tolist()])
+        for name, r in choice_rewards.items()}
+    comps = SparseModelComponents[stormpy.Interval](transition_matrix=matrix,
+                                                    state_labeling=_labeling(labels, initial, n),
+                                                    reward_models=rewards)
+    return SparseMdp[stormpy.Interval](comps)
+
+

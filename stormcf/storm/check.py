@@ -1,0 +1,205 @@
+"""Model checking with Storm: properties on models and induced DTMCs (float or exact), reachability, schedulers,
+prob0/1 sets, interval MDPs."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+import stormpy
+from stormpy.datastructures import BitVector
+from stormpy.models import SparseDtmc, SparseModelComponents, SparseRewardModel
+
+from ..errors import PropertyError, StormcfError
+from ..model import ExplicitModel
+from ..properties import Property
+from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, storm_model_of
+from .handle import _mask, _storm_message
+
+#: relative precision of Storm's sound value iteration for floating-point checks
+PRECISION = Fraction(1, 10**10)
+#: how nature resolves the intervals of an interval MDP (Storm's UncertaintyResolutionMode)
+RESOLUTION = {"robust": "ROBUST", "cooperative": "COOPERATIVE"}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """A Storm model-checking result.
+
+    ``values`` holds the quantitative result of every state (``None`` for state formulas); ``exact`` the same as
+    Fractions when the check was exact; ``holds`` the truth value of a bounded property in every state.
+    """
+
+    values: np.ndarray | None
+    exact: tuple[Fraction | float, ...] | None
+    holds: np.ndarray | None
+
+
+def _environment(exact: bool):
+    if exact:
+        return stormpy.environments.exact()
+    env = stormpy.environments.sound()
+    precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
+    env.solver().min_max().precision = precision
+    env.solver().native().precision = precision
+    return env
+
+
+def check(model: ExplicitModel, prop: Property) -> CheckResult:
+    """Model-check a property on the model itself (an MDP needs ``min``/``max``; Storm says so otherwise)."""
+    return _check_storm(storm_model_of(model), prop, exact=False, n=model.n_states)
+
+
+def _check_storm(storm_model, prop: Property, exact: bool, n: int) -> CheckResult:
+    env = _environment(exact)
+    formula = prop.storm.get_raw_formula()
+    try:
+        holds = None
+        if prop.operator is None:
+            result = stormpy.model_checking(storm_model, formula, environment=env)
+            return CheckResult(None, None, _mask(result.get_truth_values_vector(), n))
+        if prop.has_bound:
+            qualitative = stormpy.model_checking(storm_model, formula, environment=env)
+            holds = _mask(qualitative.get_truth_values_vector(), n)
+            formula = formula.clone()
+            formula.remove_bound()
+        result = stormpy.model_checking(storm_model, formula, environment=env)
+    except Exception as err:
+        raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+    raw = result.get_value_vector()
+    if exact:
+        fractions = tuple(_fraction(v) for v in raw)
+        return CheckResult(np.array([float(f) for f in fractions]), fractions, holds)
+    return CheckResult(np.array(raw, dtype=float), None, holds)
+
+
+def _fraction(value) -> Fraction | float:
+    """A Storm rational as a Fraction (infinite expected rewards stay ``inf``)."""
+    text = str(value)
+    return float(text) if text in ("inf", "-inf") else Fraction(text)
+
+
+def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, np.ndarray],
+               choice_rewards: Mapping[str, np.ndarray], exact_P: Sequence[Fraction] | None = None,
+               exact_choice_rewards: Mapping[str, Sequence[Fraction]] | None = None) -> CheckResult:
+    """Build the DTMC with transition matrix ``P`` (n x n CSR, the labels and initial state of ``model``) in Storm
+    and model-check ``prop`` on it.
+
+    Rewards: per reward model, a state-reward vector and a state-action-reward vector (one entry per state).
+    With ``exact_P`` (Fractions aligned with ``P.data``) the DTMC is built over ``stormpy.Rational`` and checked in
+    exact arithmetic; the result's ``exact`` holds the fractions.
+    """
+    n = model.n_states
+    value_type = stormpy.Rational if exact_P is not None else float
+    conv = (lambda xs: [_rational(x) for x in xs]) if exact_P is not None else (lambda xs: [float(x) for x in xs])
+    matrix = _matrix(P, None, value_type, conv(exact_P) if exact_P is not None else None)
+    reward_models = {}
+    for name in set(state_rewards) | set(choice_rewards):
+        kwargs = {}
+        if name in state_rewards:
+            kwargs["optional_state_reward_vector"] = conv(
+                [Fraction(repr(float(x))) for x in state_rewards[name]] if exact_P is not None else state_rewards[name])
+        if name in choice_rewards:
+            vec = exact_choice_rewards[name] if exact_choice_rewards else choice_rewards[name]
+            kwargs["optional_state_action_reward_vector"] = conv(vec)
+        reward_models[name] = SparseRewardModel[value_type](**kwargs)
+    comps = SparseModelComponents[value_type](transition_matrix=matrix,
+                                              state_labeling=_labeling(model.labels, model.initial_state, n),
+                                              reward_models=reward_models)
+    dtmc = SparseDtmc[value_type](comps)
+    return _check_storm(dtmc, prop, exact=exact_P is not None, n=n)
+
+
+
+def check_exact(model: ExplicitModel, prop: Property) -> CheckResult:
+    """Model-check a property on the model itself in exact rational arithmetic."""
+    return _check_storm(_exact_storm_model(model), prop, exact=True, n=model.n_states)
+
+
+
+# ================================================================================================== reachability
+def _target_label(model: ExplicitModel, target: np.ndarray) -> str:
+    """A label of the Storm model that holds exactly on ``target`` (an existing one, or a fresh one added)."""
+    for name, mask in model.labels.items():      # expression labels such as "(s = 8)" cannot be quoted in a property
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and np.array_equal(mask, target):
+            return name
+    handle = _handle_of(model)
+    handle._fresh_label += 1
+    name = f"__stormcf_target_{handle._fresh_label}"
+    labeling = handle.model.labeling
+    labeling.add_label(name)
+    labeling.set_states(name, BitVector(model.n_states, np.flatnonzero(target).tolist()))
+    return name
+
+
+def reach_values(model: ExplicitModel, target: np.ndarray, direction: str, scheduler: bool = False):
+    """Pmin/Pmax (``direction`` ``"min"``/``"max"``) of ``F target`` in every state, by Storm.
+
+    Returns ``(values, choices)``: ``choices`` is, with ``scheduler=True``, the row chosen by an optimal
+    memoryless deterministic scheduler in every state (else ``None``).
+    """
+    op = "Pmin" if direction == "min" else "Pmax"
+    if model.model_type == "dtmc":
+        op = "P"
+    text = f'{op}=? [F "{_target_label(model, target)}"]'
+    try:
+        result = stormpy.model_checking(storm_model_of(model), stormpy.parse_property(text),
+                                        extract_scheduler=scheduler, environment=_environment(False))
+    except Exception as err:
+        raise StormcfError(f"Storm failed on {text}: {_storm_message(err)}") from None
+    values = np.array(result.get_value_vector(), dtype=float)
+    return values, (_scheduler_rows(model, result) if scheduler else None)
+
+
+def _scheduler_rows(model: ExplicitModel, result) -> np.ndarray:
+    """The row chosen in every state by the memoryless deterministic scheduler of a Storm result."""
+    sched = result.get_scheduler()
+    local = np.fromiter((sched.get_choice(s).get_deterministic_choice() for s in range(model.n_states)),
+                        dtype=np.int64, count=model.n_states)
+    return model.row_groups[:-1] + local
+
+
+def optimal_choices(model: ExplicitModel, prop: Property) -> tuple[np.ndarray, np.ndarray]:
+    """Values and the rows of an optimal memoryless deterministic scheduler Storm computes for ``prop``."""
+    formula = prop.storm.get_raw_formula()
+    if prop.has_bound:
+        formula = formula.clone()
+        formula.remove_bound()
+    try:
+        result = stormpy.model_checking(storm_model_of(model), formula, extract_scheduler=True,
+                                        environment=_environment(False))
+    except Exception as err:
+        raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+    if not result.has_scheduler():
+        raise PropertyError(f"Storm gives no memoryless scheduler for {prop.text} (bounded properties need memory)")
+    return np.array(result.get_value_vector(), dtype=float), _scheduler_rows(model, result)
+
+
+def prob01_states(model: ExplicitModel, target: np.ndarray, direction: str) -> tuple[np.ndarray, np.ndarray]:
+    """Storm's graph analysis: the states with Pmin/Pmax(F target) = 0 and = 1."""
+    op = "Pmin" if direction == "min" else "Pmax"
+    if model.model_type == "dtmc":
+        op = "P"
+    prop = stormpy.parse_property(f'{op}=? [F "{_target_label(model, target)}"]')
+    zero, one = stormpy.analysis.compute_prob01_states(storm_model_of(model), prop)
+    return _mask(zero, model.n_states), _mask(one, model.n_states)
+
+
+
+def check_interval_mdp(imdp, formula: str, resolution: str = "robust") -> np.ndarray:
+    """Check ``formula`` (e.g. ``R{"r"}max=? [C<=10]``) on an interval MDP with nature ``"robust"`` (against the
+    objective) or ``"cooperative"``; Storm's value of every state."""
+    env = stormpy.environments.Environment()
+    env.solver().min_max().method = stormpy.environments.MinMaxMethod.VALUE_ITERATION
+    env.solver().min_max().precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
+    mode = getattr(stormpy.UncertaintyResolutionMode, RESOLUTION[resolution])
+    try:
+        result = stormpy.model_checking(imdp, stormpy.parse_properties(formula)[0], environment=env,
+                                        uncertainty_resolution_mode=mode)
+    except Exception as err:
+        raise StormcfError(f"Storm cannot check {formula} on the interval MDP: {_storm_message(err)}") from None
+    return np.array(result.get_value_vector(), dtype=float)
+

@@ -1,0 +1,150 @@
+"""From a Storm sparse model to stormcf's explicit model: Storm's bulk UMB export (a tar of raw CSR arrays; 12-80x
+faster than Python loops over stormpy entries), with the per-entry loop kept as an independent cross-check."""
+from __future__ import annotations
+
+import json
+import tarfile
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+import stormpy
+import stormpy.io as _sio
+from stormpy.developer import storage as _storage
+
+from ..errors import ModelError, StormcfError
+from ..model import ExplicitModel, RewardModel
+from .handle import StormHandle, _mask
+
+
+def _arrays_by_umb(model) -> dict:
+    """Transition matrix, labels, rewards and action names of a sparse model through Storm's UMB export."""
+    options = _sio.UmbExportOptions()
+    options.compression = _sio.CompressionMode.NO_COMPRESSION
+    with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
+        file = Path(tmp) / "model.umb"
+        _sio.export_to_umb(model, str(file), options=options)
+        with tarfile.open(file) as tar:
+            return _decode_umb(tar, model)
+
+
+def _decode_umb(tar: tarfile.TarFile, model) -> dict:
+    names = set(tar.getnames())
+    raw = lambda name: tar.extractfile(name).read()                          # noqa: E731
+    index = json.loads(raw("index.json"))
+    if index.get("format-version") != 1:
+        raise StormcfError(f"unsupported UMB format version {index.get('format-version')} (stormcf reads version 1)")
+    ts = index["transition-system"]
+    n, n_choices = ts["#states"], ts["#choices"]
+    u64 = lambda name: np.frombuffer(raw(name), "<u8").astype(np.int64)     # noqa: E731
+    bits = lambda name: np.unpackbits(np.frombuffer(raw(name), np.uint8), bitorder="little")[:n].astype(bool)  # noqa
+    if ts["branch-probability-type"]["type"] != "double":
+        raise StormcfError(f"UMB export with {ts['branch-probability-type']['type']} probabilities is not supported")
+    arrays = {
+        "row_groups": u64("state-to-choices.bin") if "state-to-choices.bin" in names else np.arange(n + 1),
+        "initial": np.flatnonzero(bits("state-is-initial.bin")),
+        "transitions": sp.csr_matrix((np.frombuffer(raw("branch-to-probability.bin"), "<f8"),
+                                      u64("branch-to-target.bin"), u64("choice-to-branches.bin")),
+                                     shape=(n_choices, n)),
+    }
+    annotations = index.get("annotations", {})
+    arrays["labels"] = {info.get("alias", key): bits(f"annotations/aps/{key}/states/values.bin")
+                        for key, info in annotations.get("aps", {}).items() if "states" in info["applies-to"]}
+    rewards = {}
+    for key, info in annotations.get("rewards", {}).items():
+        parts = {}
+        for where, part in (("states", "state"), ("choices", "choice"), ("branches", "transition")):
+            if where in info["applies-to"]:
+                parts[part] = np.frombuffer(raw(f"annotations/rewards/{key}/{where}/values.bin"), "<f8")
+        # Storm writes the unnamed PRISM reward structure as "default" without an alias; its own name is ""
+        rewards[info["alias"] if "alias" in info else ("" if key == "default" else key)] = parts
+    arrays["rewards"] = rewards
+    if "actions/choices/values.bin" in names:
+        offsets = np.frombuffer(raw("actions/choices/string-mapping.bin"), "<u8")
+        text = raw("actions/choices/strings.bin").decode()
+        arrays["action_names"] = [text[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
+        arrays["choice_actions"] = np.frombuffer(raw("actions/choices/values.bin"), "<u4").astype(np.int64)
+    else:
+        arrays["action_names"], arrays["choice_actions"] = [""], np.zeros(n_choices, dtype=np.int64)
+    return arrays
+
+
+def _arrays_by_iteration(model) -> dict:
+    """The same arrays as :func:`_arrays_by_umb`, read entry by entry through the stormpy API (slow; for tests)."""
+    M, n = model.transition_matrix, model.nr_states
+    indptr, cols, vals = [0], [], []
+    for r in range(M.nr_rows):
+        for e in M.get_row(r):
+            cols.append(e.column)
+            vals.append(e.value)
+        indptr.append(len(cols))
+    row_groups = (np.array(list(model.nondeterministic_choice_indices), dtype=np.int64)
+                  if model.model_type == stormpy.models.ModelType.MDP else np.arange(n + 1))
+    labels = {name: _mask(model.labeling.get_states(name), n)
+              for name in model.labeling.get_labels() if name != "init"}
+    names, choice_actions = [""], np.zeros(model.nr_choices, dtype=np.int64)
+    if model.has_choice_labeling():
+        cl = model.choice_labeling
+        for r in range(model.nr_choices):
+            name = ",".join(sorted(cl.get_labels_of_choice(r)))
+            if name not in names:
+                names.append(name)
+            choice_actions[r] = names.index(name)
+    rewards = {}
+    for name, rm in model.reward_models.items():
+        parts = {}
+        if rm.has_state_rewards:
+            parts["state"] = np.array(list(rm.state_rewards), dtype=float)
+        if rm.has_state_action_rewards:
+            parts["choice"] = np.array(list(rm.state_action_rewards), dtype=float)
+        if rm.has_transition_rewards:
+            parts["transition"] = np.array([e.value for e in rm.transition_rewards], dtype=float)
+        rewards[name] = parts
+    return {"row_groups": row_groups, "initial": np.array(list(model.initial_states), dtype=np.int64),
+            "transitions": sp.csr_matrix((np.array(vals, dtype=float), np.array(cols, dtype=np.int64),
+                                          np.array(indptr, dtype=np.int64)), shape=(M.nr_rows, M.nr_columns)),
+            "labels": labels, "rewards": rewards, "action_names": names, "choice_actions": choice_actions}
+
+
+
+def _valuations(model, description=None) -> dict[str, np.ndarray]:
+    """The state variables' values in every state. JANI's transient variables (labels, rewards) are not state
+    variables and are left out."""
+    if not model.has_state_valuations():
+        return {}
+    transient = set()
+    if isinstance(description, _storage.JaniModel):
+        variables = [v for a in description.automata for v in a.variables] + list(description.global_variables)
+        transient = {v.name for v in variables if v.is_transient}
+    sv = model.state_valuations
+    out = {}
+    for var in sv.get_all_variables():
+        if var.name in transient:
+            continue
+        if var.has_boolean_type():
+            out[var.name] = np.array(sv.get_values_states(var), dtype=bool)
+        elif var.has_integer_type():
+            out[var.name] = np.array(sv.get_values_states(var), dtype=np.int64)
+        else:
+            out[var.name] = np.array(sv.get_double_values(var), dtype=float)
+    return out
+
+
+def _explicit_model(handle: StormHandle, arrays: dict, source: str, naming: str) -> ExplicitModel:
+    model = handle.model
+    initial = arrays["initial"]
+    if len(initial) != 1:
+        raise ModelError(f"{source}: stormcf needs exactly one initial state, the model has {len(initial)}")
+    # Storm writes a choice with several labels as one joined name "a,b"; PRISM choices carry one action name
+    rewards = {name: RewardModel(name, **parts) for name, parts in arrays["rewards"].items()}
+    explicit = ExplicitModel(
+        transitions=arrays["transitions"], row_groups=arrays["row_groups"],
+        choice_actions=arrays["choice_actions"], action_names=arrays["action_names"],
+        labels=arrays["labels"], valuations=_valuations(model, handle.description), rewards=rewards,
+        initial_state=int(initial[0]),
+        model_type="dtmc" if model.model_type == stormpy.models.ModelType.DTMC else "mdp",
+        source=source, storm=handle)
+    return explicit.with_naming(naming) if naming != "valuation" else explicit
+
+
