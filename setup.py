@@ -7,7 +7,7 @@ HERE = Path(__file__).parent
 
 setup(
     name="stormcf",
-    version="0.1.0",
+    version="0.2.0",
     description="Counterfactual explanations for MDPs, built on the Storm probabilistic model checker (stormpy 2.0)",
     long_description=(HERE / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",

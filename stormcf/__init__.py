@@ -13,6 +13,6 @@ from .reachability import (can_reach, optimal_strategy, prob01_states, reach_pro
                            state_graph)
 from .storm import load_model, parse_property
 from .strategy import Strategy
-from .verification import Verification, induced_dtmc, verify
+from .verify import Check, check_model, check_strategy, induced_dtmc
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -37,3 +37,9 @@ class PathError(StormcfError):
 
 class SolverError(StormcfError):
     """No solver can handle the instance (missing package, licence too small, ...)."""
+
+
+class VerificationFailure(RuntimeError):
+    """Storm does not confirm a value an analysis computed: an internal error (exit code 1), never a user error.
+
+    stormcf refuses to report either number instead of printing a wrong one."""

@@ -51,7 +51,7 @@ def test_pmin_pmax_equal_brute_force(mdp):
         best, strategy = stormcf.optimal_strategy(model, f'P{direction}=? [F "goal"]')
         assert strategy.is_deterministic
         np.testing.assert_allclose(best, values, atol=1e-9)
-        v = stormcf.verify(strategy, 'P=? [F "goal"]')
+        v = stormcf.check_strategy(strategy, 'P=? [F "goal"]')
         assert v.value == pytest.approx(values[model.initial_state], abs=1e-9)
 
 

@@ -198,7 +198,7 @@ state 2 [0]
     np.testing.assert_array_equal(m.expected_choice_rewards("cost"), [2, 1, 0, 0])
     assert m.state_name(2) == "state 2"
     go = stormcf.Strategy.deterministic(m, [m.choice_of(0, "go"), 2, 3])
-    assert stormcf.verify(go, 'P=? [F "goal"]', exact=True).exact == Fraction(1, 4)
+    assert stormcf.check_strategy(go, 'P=? [F "goal"]', exact=True).exact == Fraction(1, 4)
     with pytest.raises(stormcf.StateError, match="no state valuations"):
         m.state_index({"s": 0})
     with pytest.raises(stormcf.ConstantsError, match="DRN files have no constants"):
@@ -217,7 +217,7 @@ def test_jani_with_transient_variables(tmp_path):
     assert "steps" not in m.valuations and "rejected" not in m.valuations and "s" in m.valuations
     assert m.rewards["steps"].state is not None
     sigma = stormcf.Strategy.load(m, stormcf.example_path("loan.impatient.json"))
-    assert stormcf.verify(sigma, 'P=? [F "rejected"]', exact=True).exact == Fraction(411, 1000)
+    assert stormcf.check_strategy(sigma, 'P=? [F "rejected"]', exact=True).exact == Fraction(411, 1000)
 
 
 def test_reward_property_without_name_uses_the_only_reward_model(loan):

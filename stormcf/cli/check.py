@@ -5,7 +5,7 @@ import argparse
 
 from .. import storm
 from ..strategy import Strategy
-from ..verification import check_model, format_value, verify
+from ..verify import check_model, check_strategy, format_value
 from .common import add_model_arguments, model_from_args, model_line, print_json
 
 
@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     model = model_from_args(args, [args.prop])
     prop = storm.parse_property(model, args.prop)
     if args.strategy:
-        result = verify(Strategy.load(model, args.strategy), prop, exact=args.exact)
+        result = check_strategy(Strategy.load(model, args.strategy), prop, exact=args.exact)
     else:
         result = check_model(model, prop, exact=args.exact)
     if args.json:

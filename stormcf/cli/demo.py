@@ -8,7 +8,7 @@ from ..examples import example_path
 from ..reachability import optimal_strategy
 from ..storm import load_model, storm_version
 from ..strategy import Strategy
-from ..verification import format_value, verify
+from ..verify import check_strategy, format_value
 from .common import model_line
 
 
@@ -26,8 +26,8 @@ def run(args: argparse.Namespace) -> int:
     for s in model.decision_states.nonzero()[0]:
         dist = ", ".join(f"{a} {p:g}" for a, p in sigma.distribution(int(s)).items())
         print(f"  {model.state_name(int(s)):14s} {dist}")
-    floating = verify(sigma, 'P=? [F "rejected"]')
-    exact = verify(sigma, 'P=? [F "rejected"]', exact=True)
+    floating = check_strategy(sigma, 'P=? [F "rejected"]')
+    exact = check_strategy(sigma, 'P=? [F "rejected"]', exact=True)
     print(f"\nStorm on the DTMC induced by σ: {floating.property} = {format_value(floating.value)}"
           f" (exactly {exact.exact})")
     values, best = optimal_strategy(model, 'Pmin=? [F "rejected"]')

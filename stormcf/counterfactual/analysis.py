@@ -28,7 +28,7 @@ from ..errors import PropertyError
 from ..model import ExplicitModel
 from ..reachability import prob01_states, state_graph
 from ..strategy import Strategy
-from ..verification import Verification, verify
+from ..verify import Check, check_strategy
 from .problem import CounterfactualProblem
 
 #: action name of the σ-mixture choice in the actionable MDP
@@ -135,14 +135,14 @@ class Preanalysis:
     """Storm's verdicts and the pruned encoding (``status`` is ``"trivial"``, ``"infeasible"`` or ``None``)."""
 
     problem: CounterfactualProblem
-    initial: Verification
+    initial: Check
     actionable: ActionableMDP
     one: np.ndarray
     zero: np.ndarray
     gamma: float                       # the bound on Pr(F one) (<= form; 1-γ for P>=γ)
     pmin: float                        # least Pr(F one) of any actionable strategy (Storm)
     witness: Strategy | None           # Storm's Pmin scheduler, lifted and verified (None if it fails the bound)
-    witness_check: Verification | None
+    witness_check: Check | None
     status: str | None
     encoding: Encoding | None = None
     complemented: bool = False
@@ -155,7 +155,7 @@ class Preanalysis:
 
 def preanalyse(problem: CounterfactualProblem) -> Preanalysis:
     """Run the Storm pre-analysis of a problem (see the module docstring)."""
-    initial = verify(problem.strategy, problem.property)
+    initial = check_strategy(problem.strategy, problem.property)
     actionable = actionable_mdp(problem)
     mc = actionable.model
     target = problem.target
@@ -171,7 +171,7 @@ def preanalyse(problem: CounterfactualProblem) -> Preanalysis:
         one, zero = one_t, zero_t
     values, rows = storm.reach_values(mc, one, "min", scheduler=True)
     witness = actionable.lift(rows, problem.strategy)
-    check = verify(witness, problem.property)
+    check = check_strategy(witness, problem.property)
     pre = Preanalysis(problem, initial, actionable, one, zero, gamma, float(values[mc.initial_state]),
                       witness if check.holds else None, check, None, complemented=complemented)
     if initial.holds:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..distance import CHANGE_TOLERANCE, StrategyDistance
 from ..strategy import Strategy
-from ..verification import Verification, format_value
+from ..verify import Check, format_value
 from .problem import CounterfactualProblem
 
 def target_name(problem: CounterfactualProblem) -> str:
@@ -49,8 +49,8 @@ class CounterfactualResult:
     problem: CounterfactualProblem
     status: str
     strategy: Strategy | None
-    verification: Verification | None
-    initial: Verification
+    verification: Check | None
+    initial: Check
     distance: StrategyDistance | None
     solver: str
     solver_reason: str
@@ -60,7 +60,7 @@ class CounterfactualResult:
     distance_lower_bound: float | None = None
     sizes: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    exact: Verification | None = None
+    exact: Check | None = None
     novelty: float | None = None
     diverse: list["CounterfactualResult"] = field(default_factory=list)
 

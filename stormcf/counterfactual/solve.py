@@ -26,7 +26,7 @@ from ..distance import StrategyDistance, strategy_distance
 from ..errors import SolverError
 from ..reachability import can_reach
 from ..strategy import Strategy
-from ..verification import Verification, verify
+from ..verify import Check, check_strategy
 from .analysis import Encoding, Preanalysis, preanalyse
 from .problem import CounterfactualProblem
 from .programs import Bounds
@@ -45,8 +45,8 @@ class Candidate:
     probs: np.ndarray
     source: str
     strategy: Strategy
-    check: Verification
-    exact: Verification | None
+    check: Check
+    exact: Check | None
     distance: StrategyDistance
     weighted: float
 
@@ -81,8 +81,8 @@ class _Run:
 
     def candidate(self, probs: np.ndarray, source: str) -> Candidate:
         strategy = self.strategy_of(probs)
-        check = verify(strategy, self.problem.property)
-        exact = verify(strategy, self.problem.property, exact=True) if self.exact and check.holds else None
+        check = check_strategy(strategy, self.problem.property)
+        exact = check_strategy(strategy, self.problem.property, exact=True) if self.exact and check.holds else None
         distance = strategy_distance(self.problem.strategy, strategy)
         c = Candidate(probs, source, strategy, check, exact, distance,
                       distance.weighted(*self.problem.weights.as_tuple()))
@@ -268,7 +268,7 @@ def _decided(problem: CounterfactualProblem, pre: Preanalysis, t0: float, exact:
     elapsed = time.perf_counter() - t0
     if pre.status == "trivial":
         sigma = problem.strategy
-        check = verify(sigma, problem.property, exact=True) if exact else None
+        check = check_strategy(sigma, problem.property, exact=True) if exact else None
         return CounterfactualResult(problem, "trivial", sigma, pre.initial, pre.initial,
                                     strategy_distance(sigma, sigma), "storm",
                                     "σ already meets the bound (Storm on the induced DTMC)", elapsed,

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from ..model import ExplicitModel, RewardModel
 from ..strategy import Strategy
-from ..verification import Verification, check_model, verify
+from ..verify import Check, check_model, check_strategy
 from .cfmdp import CounterfactualMDP
 from .dp import PolicyWeights, group_sum
 from .problem import ExplanationError
@@ -52,12 +52,12 @@ class EnhancedMDP:
     def reward_property(self) -> str:
         return f'R{{"{self.model.reward_model().name}"}}'
 
-    def optimum(self) -> Verification:
+    def optimum(self) -> Check:
         """Storm's Rmax=? [F "done"] (Rmin when minimizing) from (0, s_0, 0)."""
         direction = "min" if self.cfmdp.problem.minimize else "max"
         return check_model(self.model, f'{self.reward_property}{direction}=? [F "{DONE}"]')
 
-    def policy_value(self, weights: PolicyWeights) -> Verification:
+    def policy_value(self, weights: PolicyWeights) -> Check:
         """Storm's value R=? [F "done"] of a (possibly randomized) budget-k policy on the DTMC it induces.
 
         States the policy gives no mass on enhanced choices (states it never reaches with a finite value) play their
@@ -72,7 +72,7 @@ class EnhancedMDP:
         undefined = np.abs(total - 1.0) > 1e-9
         probabilities[undefined[m.state_of_choice]] = 0.0
         probabilities[m.row_groups[:-1][undefined]] = 1.0
-        return verify(Strategy(m, probabilities), f'{self.reward_property}=? [F "{DONE}"]')
+        return check_strategy(Strategy(m, probabilities), f'{self.reward_property}=? [F "{DONE}"]')
 
 
 def enhanced_mdp(cfmdp: CounterfactualMDP, k: int) -> EnhancedMDP:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..verification import Verification, format_value
+from ..verify import Check, format_value
 from .baselines import BASELINES, baseline_policy
 from .cfmdp import CounterfactualMDP, counterfactual_mdp
 from .dp import KChangePolicy, evaluate_policy, k_change_dp, occupancy
@@ -33,7 +33,7 @@ class ExplanationResult:
     policy: KChangePolicy
     value: float
     value_dp: float
-    verification: Verification | None
+    verification: Check | None
     policy_entries: list[dict[str, Any]]
     summary: ExplanationSummary | None
     baselines: dict[str, dict[str, Any]]

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..paths import ObservedPath
-from ..verification import format_value
+from ..verify import format_value
 from .problem import CounterfactualMDP, IntervalCFMDP, gumbel_cfmdp, interval_cfmdp
 from .robust import CounterfactualPolicy, robust_value_iteration, value_iteration
 from .unrolled import StormCheck, storm_value

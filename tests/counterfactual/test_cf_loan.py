@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import stormcf
-from stormcf import Strategy, verify
+from stormcf import Strategy, check_strategy
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual, to_dot
 from stormcf.errors import PropertyError, StrategyError
 
@@ -47,7 +47,7 @@ def test_fig1c_strategy_is_valid_but_rounded(loan, impatient):
     p = np.array(impatient.probabilities)
     p[loan.choice_of(rework(loan), "Quit")], p[loan.choice_of(rework(loan), "Submit")] = 0.14, 0.86
     fig1c = Strategy(loan, p)
-    assert verify(fig1c, BAD).value == pytest.approx(0.1982, abs=1e-12)
+    assert check_strategy(fig1c, BAD).value == pytest.approx(0.1982, abs=1e-12)
     d = stormcf.strategy_distance(impatient, fig1c)
     assert (d.d0, d.d1, d.dinf) == (1, pytest.approx(0.14), pytest.approx(0.56))
     optimum = solve_counterfactual(CounterfactualProblem(impatient, BAD))

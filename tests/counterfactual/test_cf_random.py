@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import stormcf
-from stormcf import Strategy, verify
+from stormcf import Strategy, check_strategy
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
 
 from random_models import random_mdps
@@ -25,7 +25,7 @@ def instance(mdp, gamma_draw=None):
     _, worst = stormcf.optimal_strategy(model, 'Pmax=? [F "goal"]')
     random = Strategy.from_dict(model, mdp.strategy_json())
     sigma = Strategy(model, np.round(0.8 * worst.probabilities + 0.2 * random.probabilities, 6))
-    value = verify(sigma, 'P=? [F "goal"]').value
+    value = check_strategy(sigma, 'P=? [F "goal"]').value
     pmin = float(stormcf.reach_probability(model, "goal", "min")[model.initial_state])
     gamma = round((value + pmin) / 2, 4) if gamma_draw is None else gamma_draw
     return model, sigma, value, pmin, gamma

@@ -1,0 +1,154 @@
+"""One result protocol for every analysis: ``status``, ``timings``, ``checks``, text for people, ``to_dict()`` for JSON.
+
+Every result object of stormcf (a check, a counterfactual strategy, an interval counterfactual MDP analysis, a path
+explanation, ...) derives from :class:`Report`. ``str(result)`` is the explanation for people; ``result.to_dict()``
+is one JSON document of the same shape for every command (documented in ``docs/json.md``)::
+
+    {"schema": "stormcf/1", "command": "strategy", "status": "optimal", "approximate": false,
+     "model": {"source": ..., "type": "mdp", "states": ..., "choices": ..., "transitions": ...,
+               "decision_states": ...},
+     ...the analysis's own keys...,
+     "checks": [Storm's re-checks, see stormcf.verify.Check.to_dict],
+     "timings": {"phase": seconds, ...}, "notes": ["..."], "stormcf": "0.2.0"}
+
+:func:`write_json` writes such documents (or any JSON data) to stdout or atomically to a file.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import tempfile
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, ClassVar, Sequence
+
+import numpy as np
+
+from .model import ExplicitModel
+
+#: version of the JSON shape; bumped when a key changes meaning or disappears
+SCHEMA = "stormcf/1"
+
+#: the statuses a result can have (each analysis uses the ones that apply to it)
+STATUSES = {
+    "ok": "the analysis finished; every reported value was checked by Storm",
+    "holds": "a bounded property holds (check)",
+    "violated": "a bounded property does not hold (check)",
+    "optimal": "the answer is proven optimal (within the reported gap, when there is one)",
+    "suboptimal": "a valid answer, not proven optimal: the gap to the proven bound is reported",
+    "feasible": "a valid answer; optimality was not sought (e.g. an ε-counterfactual)",
+    "infeasible": "proven: no answer meets the requirements",
+    "trivial": "nothing to change: the input already meets the requirements",
+    "timeout": "the time limit ran out before a valid answer was found",
+    "interrupted": "stopped by the user; the best checked answer so far is reported",
+    "error": "this item failed (batch runs); the message says why",
+}
+
+
+def model_summary(model: ExplicitModel | None) -> dict[str, Any] | None:
+    """The model's identity and sizes, as every JSON document carries them."""
+    if model is None:
+        return None
+    return {"source": model.source, "type": model.model_type, "states": model.n_states, "choices": model.n_choices,
+            "transitions": model.n_transitions, "decision_states": int(model.decision_states.sum())}
+
+
+class Report:
+    """Base class of every analysis result.
+
+    Subclasses set the class attribute ``command`` and provide the attributes (or properties) ``status``,
+    ``checks`` (a sequence of :class:`~stormcf.verify.Check`), ``timings`` (phase -> seconds), ``model``; they
+    may override ``notes`` (caveats for people, e.g. what is approximate) and ``approximate``; and they implement
+    :meth:`payload` (their own JSON keys) and :meth:`text` (the explanation for people).
+    """
+
+    command: ClassVar[str] = ""
+
+    @property
+    def notes(self) -> Sequence[str]:
+        return ()
+
+    @property
+    def approximate(self) -> bool:
+        """True when a reported value is an estimate (Monte Carlo, ...) rather than exact up to Storm's precision."""
+        return False
+
+    def payload(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def text(self) -> str:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        from . import __version__
+        document = {"schema": SCHEMA, "command": self.command, "status": self.status,
+                    "approximate": bool(self.approximate), "model": model_summary(self.model)}
+        document.update(self.payload())
+        document.update({"checks": [c.to_dict() for c in self.checks], "timings": dict(self.timings),
+                         "notes": list(self.notes), "stormcf": __version__})
+        return document
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def __repr__(self) -> str:
+        source = self.model.source if self.model is not None else "-"
+        return f"<{type(self).__name__} {self.command} {self.status} on {source}>"
+
+
+# ================================================================================================ JSON output
+def to_json_data(x: Any) -> Any:
+    """Plain JSON data: numpy arrays and scalars as lists and numbers, Fractions as strings ``"411/1000"``, and
+    non-finite floats as the strings ``"inf"``, ``"-inf"``, ``"nan"`` (strict JSON has no such numbers)."""
+    if isinstance(x, dict):
+        return {str(k): to_json_data(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [to_json_data(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return to_json_data(x.tolist())
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
+    if isinstance(x, Fraction):
+        return str(x)
+    if x is None or isinstance(x, str):
+        return x
+    if hasattr(x, "to_dict"):
+        return to_json_data(x.to_dict())
+    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+
+
+def json_text(data: Any) -> str:
+    return json.dumps(to_json_data(data), indent=1, allow_nan=False) + "\n"
+
+
+def write_text(text: str, out: str | os.PathLike) -> None:
+    """Write ``text`` to the file ``out`` atomically: a temporary file beside it, then a rename, so that a failed
+    write never leaves a truncated file where a valid one was."""
+    target = Path(out)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(data: Any, out: str | os.PathLike | None = None) -> None:
+    """JSON to stdout (``out`` None or ``"-"``), or atomically to the file ``out``."""
+    text = json_text(data)
+    if out in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_text(text, out)

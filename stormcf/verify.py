@@ -1,0 +1,294 @@
+"""THE Storm re-check every analysis ends with, and its one record type, :class:`Check`.
+
+A number stormcf reports as "the value under this strategy/policy" is Storm's, model-checked on an explicit model
+built from stormcf's arrays:
+
+- :func:`check_strategy`: the DTMC M^σ induced by a memoryless randomized strategy σ,
+
+      P_σ = S · P          with S[s, row] = σ(row) for the choices of s      (n x n)
+      r_σ = S · r          expected state-action (and transition) reward of every state
+
+  (labels and the initial state are the MDP's; state rewards stay state rewards). With ``exact=True`` the transition
+  probabilities come from Storm's rational build of the model (``0.4`` is exactly 2/5), the strategy's probabilities
+  are read as the shortest decimals that print them (``0.3`` is 3/10), and Storm checks over ``stormpy.Rational``;
+- :func:`check_model`: a model itself (an MDP needs ``Pmin``/``Pmax``; a Storm-optimal value);
+- :func:`check_interval_model`: an interval MDP, with nature :class:`~stormcf.modes.Nature` pessimistic (Storm's
+  robust resolution) or optimistic (cooperative).
+
+Every check can carry the analysis's own value (``expected``) and a tolerance; :attr:`Check.agrees` says whether
+Storm confirms it, and :meth:`Check.confirm` refuses (raises :class:`~stormcf.errors.VerificationFailure`) when it
+does not, so that a wrong number is never printed.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Any, Mapping
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import storm
+from .errors import VerificationFailure
+from .model import ExplicitModel
+from .modes import Nature, Optimization
+from .properties import Property
+from .strategy import Strategy
+
+#: default agreement required between an analysis's own value and Storm's, relative to max(1, |value|); Storm's
+#: floating-point checks have relative precision 1e-10
+TOLERANCE = 1e-8
+
+
+def format_value(x: float) -> str:
+    """A model-checking number for people: up to 6 significant digits (the JSON keeps every digit)."""
+    return f"{x:.6g}"
+
+
+def format_exact(x: Fraction, digits: int = 40) -> str:
+    """An exact value for people: the fraction, shortened to ``digits`` characters per side when longer (the JSON
+    keeps the whole fraction)."""
+    text = str(x)
+    num, _, den = text.partition("/")
+    if len(num) <= digits and len(den) <= digits:
+        return text
+    return f"{format_value(float(x))} (exact fraction of {len(num)}/{len(den)} digits in the JSON)"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One Storm model-checking result at the initial state, with what it was compared with.
+
+    Attributes:
+        property: the property as Storm prints it.
+        value: Storm's value (1.0/0.0 for the truth of a state formula).
+        exact: the value as a Fraction when the check was exact, else None.
+        holds: for bounded properties and state formulas, whether they hold; else None.
+        method: how Storm computed it (sound value iteration and its precision, or exact arithmetic).
+        subject: what was checked, in words ("DTMC induced by the strategy", "robust policy on the unrolled ICFMDP").
+        expected: the analysis's own value of the same quantity, if it has one.
+        tolerance: the agreement required with ``expected``, relative to max(1, |value|).
+        seconds: building and checking in Storm.
+        details: further facts of the check (sizes of the checked model, ...), for JSON.
+    """
+
+    property: str
+    value: float
+    exact: Fraction | None = None
+    holds: bool | None = None
+    method: str = ""
+    subject: str = ""
+    expected: float | None = None
+    tolerance: float | None = None
+    seconds: float = 0.0
+    details: Mapping[str, Any] | None = None
+
+    @property
+    def agrees(self) -> bool | None:
+        """Whether Storm's value confirms the analysis's own (None when there is nothing to compare)."""
+        if self.expected is None:
+            return None
+        if not (np.isfinite(self.value) and np.isfinite(self.expected)):
+            return bool(self.value == self.expected)
+        tolerance = TOLERANCE if self.tolerance is None else self.tolerance
+        return bool(abs(self.value - self.expected) <= tolerance * max(1.0, abs(self.value)))
+
+    def compared_with(self, expected: float, tolerance: float = TOLERANCE) -> "Check":
+        """The same check, compared with the analysis's value ``expected``."""
+        return replace(self, expected=float(expected), tolerance=tolerance)
+
+    def confirm(self) -> "Check":
+        """Return the check if Storm agrees with the analysis; refuse (VerificationFailure) if it does not."""
+        if self.agrees is False:
+            raise VerificationFailure(
+                f"Storm's value of {self.property} on the {self.subject or 'checked model'} is {self.value!r}, the "
+                f"analysis computed {self.expected!r} (tolerance {self.tolerance:g}); refusing to report either")
+        return self
+
+    def value_text(self) -> str:
+        """The value for people: the exact fraction when there is one (shortened), else 6 significant digits."""
+        if self.exact is not None:
+            text = format_exact(self.exact)
+            return text if self.exact.denominator == 1 or "(" in text else f"{text} (= {format_value(self.value)})"
+        return format_value(self.value)
+
+    def __str__(self) -> str:
+        text = f"{self.property} = {self.value_text()}"
+        if self.holds is not None:
+            text += f" ({'holds' if self.holds else 'violated'})"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"property": self.property, "value": self.value, "exact": None, "holds": self.holds,
+                               "method": self.method, "subject": self.subject, "expected": self.expected,
+                               "agrees": self.agrees, "tolerance": self.tolerance if self.expected is not None else None,
+                               "seconds": self.seconds}
+        if self.exact is not None:
+            out["exact"] = str(self.exact)
+        if self.details:
+            out["details"] = dict(self.details)
+        return out
+
+
+def method_text(exact: bool) -> str:
+    return ("Storm, exact rational arithmetic" if exact
+            else f"Storm, sound value iteration (relative precision {float(storm.PRECISION):g})")
+
+
+# ================================================================================================ strategies
+def strategy_matrix(strategy: Strategy) -> sp.csr_matrix:
+    """S (n_states x n_choices) with S[s, row] = σ(row)."""
+    m = strategy.model
+    return sp.csr_matrix((strategy.probabilities, (m.state_of_choice, np.arange(m.n_choices))),
+                         shape=(m.n_states, m.n_choices))
+
+
+def induced_dtmc(strategy: Strategy) -> sp.csr_matrix:
+    """P_σ = S · P, the transition matrix of the DTMC induced by σ (n x n CSR, zeros removed, indices sorted)."""
+    P = (strategy_matrix(strategy) @ strategy.model.transitions).tocsr()
+    P.eliminate_zeros()
+    P.sort_indices()
+    return P
+
+
+def check_strategy(strategy: Strategy, prop: Property | str, exact: bool = False, *,
+                   expected: float | None = None, tolerance: float = TOLERANCE,
+                   subject: str = "DTMC induced by the strategy") -> Check:
+    """Model-check ``prop`` on the DTMC induced by ``strategy`` with Storm; the value is at the initial state.
+
+    Bounded properties (``P<=0.2 [F "rejected"]``) report the value and whether the bound holds.
+    """
+    start = time.perf_counter()
+    m = strategy.model
+    prop = _parsed(m, prop)
+    S = strategy_matrix(strategy)
+    state_rewards = {k: rm.state for k, rm in m.rewards.items() if rm.state is not None}
+    choice_rewards = {k: S @ m.expected_choice_rewards(k) for k, rm in m.rewards.items()
+                      if rm.choice is not None or rm.transition is not None}
+    if exact:
+        P, exact_P, exact_rewards = _exact_induced(strategy, choice_rewards)
+        result = storm.check_dtmc(P, m, prop, state_rewards, choice_rewards, exact_P, exact_rewards)
+    else:
+        result = storm.check_dtmc(induced_dtmc(strategy), m, prop, state_rewards, choice_rewards)
+    check = _at_initial_state(m, prop, result, exact, subject, time.perf_counter() - start)
+    return check if expected is None else check.compared_with(expected, tolerance)
+
+
+def check_model(model: ExplicitModel, prop: Property | str, exact: bool = False, *,
+                expected: float | None = None, tolerance: float = TOLERANCE, subject: str = "model") -> Check:
+    """Storm's value of ``prop`` on the model itself, at the initial state (an MDP needs ``Pmin``/``Pmax``)."""
+    start = time.perf_counter()
+    prop = _parsed(model, prop)
+    result = storm.check_exact(model, prop) if exact else storm.check(model, prop)
+    check = _at_initial_state(model, prop, result, exact, subject, time.perf_counter() - start)
+    return check if expected is None else check.compared_with(expected, tolerance)
+
+
+def _parsed(model: ExplicitModel, prop: Property | str) -> Property:
+    return storm.parse_property(model, prop) if isinstance(prop, str) else prop
+
+
+def _at_initial_state(model: ExplicitModel, prop: Property, result: storm.CheckResult, exact: bool, subject: str,
+                      seconds: float) -> Check:
+    method = method_text(exact)
+    s0 = model.initial_state
+    if result.values is None:       # a state formula
+        return Check(prop.text, float(result.holds[s0]), None, bool(result.holds[s0]), method, subject,
+                     seconds=seconds)
+    value_exact = result.exact[s0] if result.exact is not None else None
+    return Check(prop.text, float(result.values[s0]), value_exact if isinstance(value_exact, Fraction) else None,
+                 None if result.holds is None else bool(result.holds[s0]), method, subject, seconds=seconds)
+
+
+# ================================================================================================ interval models
+def check_interval_model(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndarray,
+                         choice_rewards: np.ndarray, horizon: int, optimization: Optimization | str,
+                         nature: Nature | str, *, initial: int = 0, expected: float | None = None,
+                         tolerance: float = TOLERANCE, subject: str = "interval MDP",
+                         details: Mapping[str, Any] | None = None) -> Check:
+    """Storm's finite-horizon reward ``R{"r"}max=? [C<=horizon]`` (``min`` when minimizing) of the interval MDP with
+    P(s' | row) ∈ [lower, upper] and state-action rewards ``choice_rewards``, at ``initial``, with nature
+    pessimistic (robust) or optimistic (cooperative)."""
+    start = time.perf_counter()
+    optimization, nature = Optimization.parse(optimization), Nature.parse(nature)
+    formula = f'R{{"r"}}{optimization.value}=? [C<={horizon}]'
+    imdp = storm.interval_mdp(lower, upper, row_groups, {"r": choice_rewards}, {}, initial)
+    checking = time.perf_counter()
+    values = storm.check_interval_mdp(imdp, formula, nature.storm_resolution)
+    done = time.perf_counter()
+    info = {"uncertainty_resolution": nature.value, "states": int(len(row_groups) - 1),
+            "transitions": int(lower.nnz), "check_seconds": done - checking, **(details or {})}
+    check = Check(formula, float(values[initial]), None, None, method_text(False) + f", {nature.value} nature",
+                  subject, seconds=done - start, details=info)
+    return check if expected is None else check.compared_with(expected, tolerance)
+
+
+# ================================================================================================ exact arithmetic
+def exact_strategy(strategy: Strategy) -> list[Fraction]:
+    """σ as fractions: each probability read as the shortest decimal that prints it (``0.3`` -> 3/10); in every
+    state the largest probability (the first of equal ones) absorbs the rounding so that each distribution sums to
+    exactly 1."""
+    m = strategy.model
+    probabilities = strategy.probabilities
+    out = [_decimal(x) if x > 0 else Fraction(0) for x in probabilities.tolist()]
+    by_state = np.lexsort((np.arange(m.n_choices), -probabilities, m.state_of_choice))
+    top = by_state[m.row_groups[:-1]]                    # the largest probability of every state
+    is_top = np.zeros(m.n_choices, dtype=bool)
+    is_top[top] = True
+    rest = [Fraction(0)] * m.n_states
+    for r in np.flatnonzero(~is_top & (probabilities > 0)).tolist():
+        rest[int(m.state_of_choice[r])] += out[r]
+    for s, r in enumerate(top.tolist()):
+        out[r] = 1 - rest[s]
+    return out
+
+
+def _decimal(x: float) -> Fraction:
+    return Fraction(repr(float(x)))
+
+
+def _exact_induced(strategy: Strategy, choice_rewards: dict) -> tuple[sp.csr_matrix, list[Fraction], dict]:
+    """P_σ and r_σ in exact arithmetic, assembled in bulk: the (state, successor) pairs come from the sparse product
+    S·P; only the products σ(row)·P(row, s') and their sums are Python Fractions."""
+    m = strategy.model
+    sigma = exact_strategy(strategy)
+    values = storm.exact_transition_values(m)
+    P = m.transitions
+    rows = np.repeat(np.arange(m.n_choices), np.diff(P.indptr))
+    keep = strategy.probabilities[rows] > 0
+    entries = np.flatnonzero(keep)
+    states = m.state_of_choice[rows[entries]]
+    cols = P.indices[entries]
+    order = np.lexsort((cols, states))
+    states, cols, entries = states[order], cols[order], entries[order]
+    new = np.ones(states.size, dtype=bool)
+    new[1:] = (states[1:] != states[:-1]) | (cols[1:] != cols[:-1])
+    starts = np.flatnonzero(new)
+    exact: list[Fraction] = []
+    entry_list, row_list = entries.tolist(), rows[entries].tolist()
+    bounds = starts.tolist() + [len(entry_list)]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        exact.append(sum((sigma[row_list[i]] * values[entry_list[i]] for i in range(a, b)), Fraction(0)))
+    nz = np.array([v != 0 for v in exact], dtype=bool)
+    exact = [v for v, k in zip(exact, nz.tolist()) if k]
+    s_out, c_out = states[starts][nz], cols[starts][nz]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(s_out, minlength=m.n_states))])
+    matrix = sp.csr_matrix((np.array([float(v) for v in exact]), c_out, indptr), shape=(m.n_states,) * 2)
+    exact_rewards = {name: _exact_state_rewards(m, name, values, sigma) for name in choice_rewards}
+    return matrix, exact, exact_rewards
+
+
+def _exact_state_rewards(m: ExplicitModel, name: str, values, sigma: list[Fraction]) -> list[Fraction]:
+    """Σ_a σ(s, a)·(r(s, a) + Σ_s' P(s, a, s')·r(s, a, s')) per state, exactly."""
+    rm = m.rewards[name]
+    per_choice = [_decimal(x) for x in rm.choice.tolist()] if rm.choice is not None else [Fraction(0)] * m.n_choices
+    if rm.transition is not None:
+        P = m.transitions
+        for k in np.flatnonzero(rm.transition).tolist():
+            r = int(np.searchsorted(P.indptr, k, side="right") - 1)
+            per_choice[r] += values[k] * _decimal(rm.transition[k])
+    out = [Fraction(0)] * m.n_states
+    for r in (r for r, x in enumerate(sigma) if x):
+        out[int(m.state_of_choice[r])] += sigma[r] * per_choice[r]
+    return out
