@@ -39,6 +39,11 @@ class SolverError(StormcfError):
     """No solver can handle the instance (missing package, licence too small, ...)."""
 
 
+class TimeLimitReached(StormcfError):
+    """The command's time limit (:class:`stormcf.deadline.Deadline`) ran out before a phase could finish. Analyses
+    that have a checked answer catch it and report that answer (status ``suboptimal`` or ``timeout``)."""
+
+
 class VerificationFailure(RuntimeError):
     """Storm does not confirm a value an analysis computed: an internal error (exit code 1), never a user error.
 

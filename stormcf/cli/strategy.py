@@ -7,9 +7,11 @@ from pathlib import Path
 
 from ..counterfactual import CounterfactualProblem, diverse_counterfactuals, to_dot
 from ..counterfactual.solve import SOLVERS
+from ..deadline import Deadline
 from ..errors import ModelError
+from ..report import write_json
 from ..strategy import Strategy
-from .common import add_model_arguments, model_from_args, print_json
+from .common import add_model_arguments, model_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                          help="only states satisfying this label or PRISM expression may change")
     p.add_argument("--solver", choices=SOLVERS, default="auto",
                    help="auto (exact special cases, else Gurobi, else SCIP), gurobi, scip, highs")
-    p.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS", help="per solve (default 600)")
+    p.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS",
+                   help="for the whole command: loading, Storm's pre-analysis and checks, every solve (default 600)")
     p.add_argument("--diverse", type=int, default=1, metavar="N", help="compute N diverse counterfactuals")
     p.add_argument("--diversity-weight", type=float, default=2.0, metavar="LAMBDA", help="λ (default 2)")
     p.add_argument("--epsilon", type=float, default=None, metavar="E",
@@ -48,17 +51,18 @@ def _load(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    deadline = Deadline(args.time_limit)
     model = _load(args)
     sigma = Strategy.load(model, args.strategy)
     actions = args.controllable_actions.split(",") if args.controllable_actions is not None else None
     problem = CounterfactualProblem(sigma, args.prop, args.weights, controllable_actions=actions,
                                     controllable_states=args.controllable_states, epsilon=args.epsilon)
-    result = diverse_counterfactuals(problem, args.diverse, args.diversity_weight, args.solver, args.time_limit,
-                                     args.exact)
+    result = diverse_counterfactuals(problem, args.diverse, args.diversity_weight, args.solver, exact=args.exact,
+                                     deadline=deadline)
     if args.json != "-":
         print(result)
     if args.json:
-        print_json(result.to_dict(), args.json)
+        write_json(result.to_dict(), args.json)
     if args.dot:
         try:
             Path(args.dot).write_text(to_dot(result))

@@ -1,21 +1,21 @@
 """Counterfactual strategies for MDPs (seed 000, Kobialka et al.): the smallest change to a strategy that brings
-the probability of a bad outcome under a bound, exact where possible, verified by Storm.
+the probability of a bad outcome under a bound, exact where possible, certified by Storm.
 
     problem = CounterfactualProblem(sigma, 'P<=0.2 [F "rejected"]', weights="1,1,1")
     result = solve_counterfactual(problem, solver="auto", time_limit=600)
     print(result)                 # the paper's explanation, distances, status, solver, Storm's check
-    result.to_dict()              # JSON
+    result.to_dict()              # JSON (stormcf.report)
 
-Modules: :mod:`problem` (validated input), :mod:`analysis` (Storm pre-analysis and pruning), :mod:`robust` (exact
-d∞), :mod:`programs` (d0 MILP, MIQCQP), :mod:`backends` (Gurobi, SCIP, HiGHS), :mod:`solvers` (one interface),
-:mod:`solve` (the pipeline), :mod:`diverse`, :mod:`result`, :mod:`dot` (Graphviz).
+Modules: :mod:`problem` (validated input), :mod:`analysis` (Storm pre-analysis and pruning), :mod:`bellman` and
+:mod:`robust` (policy evaluation, exact d∞), :mod:`greedy` (d0 heuristics), :mod:`programs` (d0 MILP, MIQCQP,
+the paper's direct encoding), :mod:`backends` (Gurobi, SCIP, HiGHS), :mod:`solvers` (the stages), :mod:`certify`
+(candidates, proven bounds, status), :mod:`solve` (the pipeline), :mod:`diverse`, :mod:`result`, :mod:`dot`.
 """
 from .backends import LicenceLimitError
 from .dot import to_dot
 from .problem import CounterfactualProblem, Weights
 from .result import CounterfactualResult
 from .solve import diverse_counterfactuals, solve_counterfactual
-from .solvers import D0Milp, DinfBisection, Miqcqp
 
-__all__ = ["CounterfactualProblem", "CounterfactualResult", "D0Milp", "DinfBisection", "LicenceLimitError",
-           "Miqcqp", "Weights", "diverse_counterfactuals", "solve_counterfactual", "to_dot"]
+__all__ = ["CounterfactualProblem", "CounterfactualResult", "LicenceLimitError", "Weights",
+           "diverse_counterfactuals", "solve_counterfactual", "to_dot"]

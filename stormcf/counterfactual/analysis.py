@@ -24,7 +24,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
 from .. import storm
+from ..deadline import Deadline
 from ..errors import PropertyError
+from ..modes import Maximize
 from ..model import ExplicitModel
 from ..reachability import prob01_states, state_graph
 from ..strategy import Strategy
@@ -95,7 +97,7 @@ class Encoding:
         s0: position of the initial state.
         rows: the original choices of the maybe states, grouped by state; ``row_state`` their state positions.
         P: transition probabilities from ``rows`` into maybe states (len(rows) x k, CSR).
-        b: probability of each row to enter the states with p = 1.
+        b: probability of each row to enter the states with p = 1; ``leak``: to enter the states with p = 0.
         sigma: σ of each row; ``free``: whether the user controls the row (its state is changeable).
         changeable: per maybe state, whether it gets strategy variables.
         n_decision: |S| of d1 (the decision states of the whole model).
@@ -110,6 +112,7 @@ class Encoding:
     row_state: np.ndarray
     P: sp.csr_matrix
     b: np.ndarray
+    leak: np.ndarray
     sigma: np.ndarray
     free: np.ndarray
     changeable: np.ndarray
@@ -141,7 +144,7 @@ class Preanalysis:
     zero: np.ndarray
     gamma: float                       # the bound on Pr(F one) (<= form; 1-γ for P>=γ)
     pmin: float                        # least Pr(F one) of any actionable strategy (Storm)
-    witness: Strategy | None           # Storm's Pmin scheduler, lifted and verified (None if it fails the bound)
+    witness: Strategy | None           # Storm's Pmin scheduler, lifted and verified (None if Storm rejects it)
     witness_check: Check | None
     status: str | None
     encoding: Encoding | None = None
@@ -153,32 +156,38 @@ class Preanalysis:
         return 1.0 - self.pmin if self.complemented else self.pmin
 
 
-def preanalyse(problem: CounterfactualProblem) -> Preanalysis:
-    """Run the Storm pre-analysis of a problem (see the module docstring)."""
+def preanalyse(problem: CounterfactualProblem, deadline: Deadline | None = None) -> Preanalysis:
+    """Run the Storm pre-analysis of a problem (see the module docstring); raises
+    :class:`~stormcf.errors.TimeLimitReached` when ``deadline`` passes between its Storm calls."""
+    deadline = deadline or Deadline()
     initial = check_strategy(problem.strategy, problem.property)
     actionable = actionable_mdp(problem)
     mc = actionable.model
     target = problem.target
+    deadline.check("the Storm pre-analysis")
     zero_t, _ = prob01_states(mc, target, "max")        # Pmax(F φ) = 0
     _, one_t = prob01_states(mc, target, "min")         # Pmin(F φ) = 1
     one_t |= target
     gamma = float(problem.bound)
-    complemented = not problem.upper
+    complemented = problem.optimization is Maximize
     if complemented:
         _check_complement_sound(problem, mc, target | zero_t)
         one, zero, gamma = zero_t, one_t, 1.0 - gamma
     else:
         one, zero = one_t, zero_t
+    deadline.check("the Storm pre-analysis")
     values, rows = storm.reach_values(mc, one, "min", scheduler=True)
+    pmin = float(values[mc.initial_state])
     witness = actionable.lift(rows, problem.strategy)
     check = check_strategy(witness, problem.property)
-    pre = Preanalysis(problem, initial, actionable, one, zero, gamma, float(values[mc.initial_state]),
-                      witness if check.holds else None, check, None, complemented=complemented)
+    pre = Preanalysis(problem, initial, actionable, one, zero, gamma, pmin, witness if check.holds else None, check,
+                      None, complemented=complemented)
     if initial.holds:
         pre.status = "trivial"
-    elif not check.holds:
+    elif not check.holds and pmin > gamma:
         pre.status = "infeasible"
     else:
+        deadline.check("the Storm pre-analysis")
         high, _ = storm.reach_values(mc, one, "max")
         pre.encoding = encode(problem, actionable, one, zero, values, high)
     return pre
@@ -210,8 +219,9 @@ def encode(problem: CounterfactualProblem, actionable: ActionableMDP, one: np.nd
     sub = m.transitions[rows]
     P = sub[:, maybe].tocsr()
     b = np.asarray(sub[:, np.flatnonzero(one)].sum(axis=1)).ravel()
+    leak = np.asarray(sub[:, np.flatnonzero(zero)].sum(axis=1)).ravel()
     return Encoding(maybe=maybe, index=index, s0=int(index[m.initial_state]), rows=rows,
-                    row_state=index[m.state_of_choice[rows]], P=P, b=b,
+                    row_state=index[m.state_of_choice[rows]], P=P, b=b, leak=leak,
                     sigma=problem.strategy.probabilities[rows], free=actionable.free[rows],
                     changeable=actionable.changeable[maybe], n_decision=int(m.decision_states.sum()),
                     low=np.clip(low[maybe] - 1e-9, 0.0, 1.0), high=np.clip(high[maybe] + 1e-9, 0.0, 1.0))

@@ -15,7 +15,10 @@ so -λ·det(K) = -λ·det(K_prev)·(1 + η) + λ·det(K_prev)·kᵀ K_prev⁻¹ 
     w_jr = |x_r - σ_j(r)|      exactly, with a binary b_jr (w <= x - σ_j + 2(1 - b), w <= σ_j - x + 2b),
     D_j = ½ Σ_r w_jr,           k_j·(1 + D_j) = 1   (bilinear),
 
-over the controllable rows (the only rows where counterfactuals differ).
+over the controllable rows (the only rows where counterfactuals differ). So that every diverse counterfactual is
+distinct and novel, it must lower the probability of some state-action pair that no earlier counterfactual changed
+by at least η = :data:`NOVEL_CHANGE`: a binary c_r per such pair, x_r <= σ(r) - η when c_r = 1 (as
+x_r + (1 - σ(r) + η)·c_r <= 1), Σ c_r >= 1.
 """
 from __future__ import annotations
 
@@ -24,6 +27,9 @@ import scipy.sparse as sp
 
 from .analysis import Encoding
 from .formulation import FormulationBuilder, QuadraticRow
+
+#: the least drop of a novel state-action pair's probability that makes a diverse counterfactual novel
+NOVEL_CHANGE = 1e-3
 
 
 def l1_distance(a: np.ndarray, b: np.ndarray) -> float:
@@ -65,12 +71,23 @@ class DiversityTerm:
             fb.quadratic(QuadraticRow(np.array([k]), np.array([1.0]), np.array([k]), np.array([d]),
                                       np.array([1.0]), 1.0, 1.0))                          # k (1 + D) = 1
             self._w.append(w), self._b.append(b), self._d.append(d), self._k.append(k)
+        self._novel(fb, enc, x, F)
         K = self.kernel()
         det = float(np.linalg.det(K))
         A = self.weight * det * np.linalg.inv(K)
         ii, jj = np.meshgrid(np.array(self._k), np.array(self._k), indexing="ij")
         offset = -self.weight * det * (1.0 + self.perturbation)
         return (ii.ravel(), jj.ravel(), A.ravel()), offset if n else 0.0
+
+    def _novel(self, fb: FormulationBuilder, enc: Encoding, x: np.ndarray, F: np.ndarray) -> None:
+        """Some row no earlier counterfactual changed loses at least η of probability."""
+        sigma = enc.sigma[F]
+        unchanged = np.all([np.abs(prev[F] - sigma) <= 1e-9 for prev in self.previous], axis=0)
+        rows = np.flatnonzero(unchanged & (sigma >= NOVEL_CHANGE))
+        c = fb.variables(rows.size, binary=True)
+        eye = sp.identity(rows.size, format="csr")
+        fb.rows(sp.hstack([eye, sp.diags(1.0 - sigma[rows] + NOVEL_CHANGE)]), np.concatenate([x[rows], c]), rhs=1.0)
+        fb.rows(sp.csr_matrix(np.ones((1, rows.size))), c, lhs=1.0)
 
     def fill_start(self, x0: np.ndarray, enc: Encoding, probs: np.ndarray) -> None:
         """Start values of the diversity variables for the policy ``probs``."""

@@ -1,45 +1,33 @@
-"""A fast primal heuristic for sparse counterfactuals (few changed states): the warm start of the d0 MILP.
+"""Primal heuristics for sparse counterfactuals (few changed states): the d0 incumbents the MILP starts from.
 
-Forward selection by first-order gains: with the current policy's values V and expected visits from s0 (visits
-discounted by 0.9999 so that the linear system stays regular when σ has end components), switching state s to
-its best controllable row lowers p(s0) by about visits(s) · (Σ_r π(r) Q_r(V) - min_r Q_r(V)) (performance
-difference). The best-scoring states are switched until their estimated gain covers the excess p(s0) - γ, the
-values are recomputed, and this repeats; finally switched states are reverted one by one (least useful first)
-while the bound still holds. Each step is one or two exact sparse solves.
+All of them rank states by the performance difference of min-reachability: with the values V and the expected
+visits ν of the current policy (visits discounted by 0.9999 so that the linear system stays regular when a policy
+has end components), switching state s to its best controllable row lowers p(s0) by about ν(s)·(Σ_r π(r) Q_r(V) -
+min_r Q_r(V)), and reverting a switched state to σ raises it by about ν(s)·(Σ_r σ(r) Q_r(V) - V(s)). Every move is
+then decided exactly: the candidate set C of switched states is evaluated by :func:`robust.switched_optimum` (policy
+iteration with C free, which also picks the best rows in C).
+
+- :func:`greedy_d0`: forward selection (switch the best-scoring states until their estimated gain covers the excess
+  p(s0) - γ, recompute, repeat), then reverse deletion;
+- :func:`improve_d0`: local search on a valid C: drop a state, or swap two states for one, while p(s0) <= γ.
 """
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
+from ..deadline import Deadline
 from .analysis import Encoding
-from .bellman import evaluate, policy_matrix, q_values
+from .bellman import policy_matrix, q_values
+from .robust import Radius, switched_optimum
 
 #: discount of the expected-visits estimate (only ranks states; validity is checked exactly)
 VISIT_DISCOUNT = 0.9999
-
-
-def _switch(enc: Encoding, probs: np.ndarray, best_row: np.ndarray, states: np.ndarray) -> np.ndarray:
-    """``probs`` with the controllable mass of ``states`` moved to ``best_row``."""
-    probs = probs.copy()
-    switched = np.zeros(enc.n_maybe, dtype=bool)
-    switched[states] = True
-    probs[enc.free & switched[enc.row_state]] = 0.0
-    probs[best_row[states]] += enc.free_mass[states]
-    return probs
-
-
-def _best_rows(enc: Encoding, Q: np.ndarray) -> np.ndarray:
-    free = np.flatnonzero(enc.free)
-    order = np.lexsort((Q[free], enc.row_state[free]))
-    rows, states = free[order], enc.row_state[free[order]]
-    first = np.r_[True, states[1:] != states[:-1]]
-    best = -np.ones(enc.n_maybe, dtype=np.int64)
-    best[states[first]] = rows[first]
-    return best
+#: how many of the best-ranked removals the local search evaluates before giving up
+TRIALS = 8
+#: swaps tried per round: pairs of cheap switched states x promising unswitched states
+SWAP_PAIRS, SWAP_ENTRIES = 3, 4
 
 
 def _visits(enc: Encoding, probs: np.ndarray) -> np.ndarray:
@@ -49,39 +37,99 @@ def _visits(enc: Encoding, probs: np.ndarray) -> np.ndarray:
     return np.maximum(spsolve((sp.identity(enc.n_maybe, format="csc") - VISIT_DISCOUNT * P.T).tocsc(), e), 0.0)
 
 
-def greedy_d0(enc: Encoding, gamma: float, time_limit: float = 10.0) -> np.ndarray | None:
-    """A policy switching few states deterministically with p(s0) <= γ (None if none was found in time)."""
-    t0 = time.perf_counter()
-    probs = enc.sigma.copy()
+def _state_sums(enc: Encoding, weights: np.ndarray) -> np.ndarray:
+    return np.bincount(enc.row_state, weights=weights, minlength=enc.n_maybe)
+
+
+def _scores(enc: Encoding, probs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per maybe state: the estimated gain of switching it to its best row and the estimated loss of reverting it
+    to σ, both first-order (visits times the one-step difference)."""
+    Q = q_values(enc, values)
+    visits = _visits(enc, probs)
+    current = _state_sums(enc, probs * Q)
+    fixed = _state_sums(enc, np.where(enc.free, 0.0, enc.sigma) * Q)
+    best_q = np.full(enc.n_maybe, np.inf)
+    np.minimum.at(best_q, enc.row_state[enc.free], Q[enc.free])
+    gain = np.where(enc.changeable, current - fixed - enc.free_mass * np.where(np.isfinite(best_q), best_q, 0.0), 0.0)
+    loss = _state_sums(enc, enc.sigma * Q) - current
+    return gain * visits, loss * visits
+
+
+def greedy_d0(enc: Encoding, gamma: float, deadline: Deadline | None = None) -> Radius | None:
+    """A small set of switched states with p(s0) <= γ (its optimal policy), or None if none was found in time."""
+    deadline = deadline or Deadline()
     chosen = np.zeros(enc.n_maybe, dtype=bool)
-    best_row = np.zeros(enc.n_maybe, dtype=np.int64)
-    values = evaluate(enc, probs)
-    while values[enc.s0] > gamma:
-        if time.perf_counter() - t0 > time_limit:
+    result = switched_optimum(enc, chosen)
+    while result.value > gamma:
+        if deadline.expired:
             return None
-        Q = q_values(enc, values)
-        best = _best_rows(enc, Q)
-        current = np.bincount(enc.row_state, weights=probs * Q, minlength=enc.n_maybe)
-        fixed = np.bincount(enc.row_state, weights=np.where(enc.free, 0.0, probs) * Q, minlength=enc.n_maybe)
-        open_ = np.flatnonzero(enc.changeable & ~chosen)
-        gain = (current[open_] - fixed[open_] - enc.free_mass[open_] * Q[best[open_]]) * _visits(enc, probs)[open_]
-        useful = gain > 1e-15
-        if not useful.any():
+        gain, _ = _scores(enc, result.policy, result.values)
+        open_ = np.flatnonzero(enc.changeable & ~chosen & (gain > 1e-15))
+        if open_.size == 0:
             return None
-        order = np.argsort(-gain[useful], kind="stable")
-        states, gains = open_[useful][order], gain[useful][order]
-        take = max(1, int(np.searchsorted(np.cumsum(gains), values[enc.s0] - gamma)) + 1)
-        picked = states[:take]
-        best_row[picked] = best[picked]
-        chosen[picked] = True
-        probs = _switch(enc, probs, best_row, picked)
-        values = evaluate(enc, probs)
-    for s in np.flatnonzero(chosen)[::-1]:
-        if time.perf_counter() - t0 > time_limit:
+        order = open_[np.argsort(-gain[open_], kind="stable")]
+        take = max(1, int(np.searchsorted(np.cumsum(gain[order]), result.value - gamma)) + 1)
+        chosen[order[:take]] = True
+        result = switched_optimum(enc, chosen, result.values, deadline)
+    return _drop(enc, chosen, result, gamma, deadline, np.inf)
+
+
+def improve_d0(enc: Encoding, changed: np.ndarray, gamma: float, deadline: Deadline | None = None) -> Radius:
+    """Local search from the valid switched set ``changed``: drop states, then swap two for one, while p(s0) <= γ;
+    returns the optimum of the smallest set found."""
+    deadline = deadline or Deadline()
+    chosen = changed.copy()
+    result = switched_optimum(enc, chosen, deadline=deadline)
+    while not deadline.expired:
+        result = _drop(enc, chosen, result, gamma, deadline, TRIALS)
+        swapped = _swap(enc, chosen, result, gamma, deadline)
+        if swapped is None:
             break
-        trial = chosen.copy()
-        trial[s] = False
-        candidate = _switch(enc, enc.sigma, best_row, np.flatnonzero(trial))
-        if evaluate(enc, candidate)[enc.s0] <= gamma:
-            chosen, probs = trial, candidate
-    return probs
+        result = swapped
+    return result
+
+
+def _drop(enc: Encoding, chosen: np.ndarray, result: Radius, gamma: float, deadline: Deadline,
+          trials: float) -> Radius:
+    """Revert switched states to σ, least estimated loss first, while p(s0) stays <= γ (``chosen`` is updated)."""
+    failures = 0
+    while failures < trials and not deadline.expired:
+        _, loss = _scores(enc, result.policy, result.values)
+        members = np.flatnonzero(chosen)
+        order = members[np.argsort(loss[members], kind="stable")]
+        progress = False
+        for s in order[failures:]:
+            if deadline.expired or failures >= trials:
+                break
+            chosen[s] = False
+            trial = switched_optimum(enc, chosen, result.values, deadline)
+            if trial.settled and trial.value <= gamma:
+                result, progress = trial, True
+                break
+            chosen[s] = True
+            failures += 1
+        if not progress:
+            break
+    return result
+
+
+def _swap(enc: Encoding, chosen: np.ndarray, result: Radius, gamma: float, deadline: Deadline) -> Radius | None:
+    """Replace the two switched states of least estimated loss by the unswitched state of largest estimated gain
+    (the best of a few such swaps); None when no swap keeps p(s0) <= γ."""
+    gain, loss = _scores(enc, result.policy, result.values)
+    members = np.flatnonzero(chosen)
+    if members.size < 2:
+        return None
+    cheap = members[np.argsort(loss[members], kind="stable")][:SWAP_PAIRS + 1]
+    outside = np.flatnonzero(enc.changeable & ~chosen & (gain > 0))
+    useful = outside[np.argsort(-gain[outside], kind="stable")][:SWAP_ENTRIES]
+    for a, b in zip(cheap[:-1], cheap[1:]):
+        for s in useful:
+            if deadline.expired:
+                return None
+            chosen[[a, b]], chosen[s] = False, True
+            trial = switched_optimum(enc, chosen, result.values, deadline)
+            if trial.settled and trial.value <= gamma:
+                return trial
+            chosen[[a, b]], chosen[s] = True, False
+    return None

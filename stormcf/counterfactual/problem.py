@@ -21,6 +21,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from ..errors import ModelError, PropertyError, StrategyError
+from ..modes import Maximize, Minimize
 from ..properties import Property
 from ..storm import parse_property
 from ..strategy import Strategy
@@ -81,8 +82,9 @@ class CounterfactualProblem:
             ``properties`` so Storm builds their label); default: all states.
         epsilon: look for an ε-counterfactual (d <= ε) instead of an optimal one.
 
-    Attributes (derived): ``target`` (mask of φ), ``bound`` (γ as a Fraction), ``strict``, ``upper`` (True for
-    ``<=``/``<``), ``free`` (mask over choices the user controls).
+    Attributes (derived): ``target`` (mask of φ), ``bound`` (γ as a Fraction), ``strict``, ``optimization``
+    (what a counterfactual does with the probability of φ: :data:`~stormcf.modes.Minimize` for ``<=``/``<``, a bad
+    outcome, :data:`~stormcf.modes.Maximize` for ``>=``/``>``), ``free`` (mask over choices the user controls).
     """
 
     def __init__(self, strategy: Strategy, prop: Property | str, weights: str | Sequence[float] | Weights = (1, 1, 1),
@@ -97,7 +99,7 @@ class CounterfactualProblem:
         self.target = self._check_property(self.property)
         self.bound: Fraction = self.property.threshold
         self.strict = self.property.comparison in ("<", ">")
-        self.upper = self.property.comparison in ("<", "<=")
+        self.optimization = Minimize if self.property.comparison in ("<", "<=") else Maximize
         self.epsilon = self._check_epsilon(epsilon)
         self.controllable_actions = None if controllable_actions is None else list(controllable_actions)
         self.controllable_states = controllable_states

@@ -1,239 +1,234 @@
-"""Solving a counterfactual problem end to end: Storm first, exact special cases, the MIQCQP, Storm verification.
+"""Solving a counterfactual problem end to end: Storm first, the exact special cases, the MIQCQP, Storm's checks.
 
-:func:`solve_counterfactual` is the entry point. The steps:
+:func:`solve_counterfactual` is the entry point; one :class:`~stormcf.deadline.Deadline` bounds all of it. The plan:
 
 1. :func:`~stormcf.counterfactual.analysis.preanalyse` (Storm): ``trivial`` / ``infeasible`` without a solver,
-   otherwise the pruned encoding and a valid (far) strategy, Storm's Pmin scheduler.
-2. d∞ alone: :class:`DinfBisection`; d0 alone: :class:`D0Milp` (HiGHS); otherwise both run first and give the
-   MIQCQP a warm start and valid bounds (Σ i_s >= d0*, D∞ >= d∞*), then :class:`Miqcqp` (Gurobi, or SCIP when
-   the instance exceeds the Gurobi licence or gurobipy is missing).
-3. Every strategy a solver returns is verified by Storm (``stormcf.verify``). Solvers work with tolerances, so the
-   bound they are given is γ minus a margin (1e-9 for the exact special cases, 1e-7 for MILP/MIQCQP solvers); if
-   Storm still finds the bound violated, the problem is re-solved with a 100x larger margin (twice), and each
-   re-solve is recorded in the result's notes. A strategy Storm rejects is never reported as valid.
-4. The best valid strategy is reported: ``optimal`` when the solver proved it, ``suboptimal`` with the proven
-   lower bound and gap otherwise (time limit); ``P<γ`` is solved as ``P<=γ-margin`` (the strict bound has no
-   closest strategy in general: the result is within the margin of the infimum).
+   otherwise the pruned encoding and a valid strategy (Storm's Pmin scheduler), the first candidate.
+2. d∞ alone: the exact bisection (:func:`solvers.dinf_stage`); d0 alone: heuristics and the d0 MILP
+   (:func:`solvers.d0_stage`); any other weights: both (they give valid bounds on every strategy's d0 and d∞ and
+   sparse or small candidates), the d∞ polish of the best sparse candidate, then the MIQCQP (Gurobi, or SCIP when
+   the instance exceeds the Gurobi licence) warm-started with the best candidate.
+3. Every policy a stage finds is checked by Storm on its induced DTMC (:func:`stormcf.verify.check_strategy`, with
+   the stage's own value of the probability as ``expected``); only accepted ones are candidates. The answer is the
+   best candidate: a mixed result is never worse than the special cases it started from.
+4. The status comes from :class:`~stormcf.counterfactual.certify.Certificate` alone: ``optimal`` when the best
+   candidate is within the relative gap 1e-4 of the best proven lower bound, ``suboptimal`` with the gap
+   otherwise, ``timeout`` when the time ran out before any valid strategy; a solver's own "optimal" is never passed
+   on, and a bound that contradicts a strategy Storm accepted is dropped with a note. ``P<γ`` is solved as
+   ``P<=γ·(1 - 1e-9)``.
 """
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from collections import Counter
 
 import numpy as np
 
-from ..distance import StrategyDistance, strategy_distance
-from ..errors import SolverError
+from ..deadline import Deadline
+from ..distance import strategy_distance
+from ..errors import SolverError, TimeLimitReached
 from ..reachability import can_reach
 from ..strategy import Strategy
-from ..verify import Check, check_strategy
-from .analysis import Encoding, Preanalysis, preanalyse
+from ..verify import check_strategy
+from .analysis import Preanalysis, preanalyse
+from .backends import LicenceLimitError
+from .bellman import evaluate
+from .certify import Candidate, Certificate
 from .problem import CounterfactualProblem
-from .programs import Bounds
 from .result import CounterfactualResult, novelty
-from .solvers import D0Milp, DinfBisection, Miqcqp, SolverResult
+from .solvers import d0_stage, dinf_stage, miqcqp_stage
 
 SOLVERS = ("auto", "gurobi", "scip", "highs")
-MARGINS_EXACT = (1e-9, 1e-7, 1e-5)
-MARGINS_SOLVER = (1e-7, 1e-5, 1e-3)
+#: relative margin of a strict bound P<γ
+STRICT_MARGIN = 1e-9
+#: shares of the remaining time for the stages of a mixed objective (the MIQCQP gets the rest)
+DINF_SHARE, D0_SHARE, POLISH_SHARE = 0.15, 0.6, 0.3
+#: the agreement required between a stage's own value of a policy and Storm's (relative)
+AGREEMENT = 1e-6
 
 
-@dataclass(eq=False)
-class Candidate:
-    """A policy turned into a strategy and verified by Storm."""
-
-    probs: np.ndarray
-    source: str
-    strategy: Strategy
-    check: Check
-    exact: Check | None
-    distance: StrategyDistance
-    weighted: float
-
-    @property
-    def valid(self) -> bool:
-        return bool(self.check.holds) and (self.exact is None or bool(self.exact.holds))
-
-
-@dataclass(eq=False)
 class _Run:
-    problem: CounterfactualProblem
-    pre: Preanalysis
-    solver: str
-    time_limit: float
-    exact: bool
-    t0: float = field(default_factory=time.perf_counter)
-    notes: list[str] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
-    sizes: dict = field(default_factory=dict)
+    """One solve: the problem, the pre-analysis, the deadline, and what has been found and proven so far."""
 
-    @property
-    def enc(self) -> Encoding:
-        return self.pre.encoding
+    def __init__(self, problem: CounterfactualProblem, pre: Preanalysis, solver: str, deadline: Deadline,
+                 exact: bool) -> None:
+        self.problem, self.pre, self.solver, self.deadline, self.exact = problem, pre, solver, deadline, exact
+        self.enc = pre.encoding
+        self.gamma = pre.gamma * (1 - STRICT_MARGIN) if problem.strict else pre.gamma
+        self.certificate = Certificate(problem.weights, self.enc.n_decision)
+        self.notes: list[str] = []
+        self.sizes: dict = {}
+        self.rejected: Counter = Counter()
+        self.disagreements: list[str] = []
 
-    def remaining(self) -> float:
-        return max(self.time_limit - (time.perf_counter() - self.t0), 0.01)
+    # ------------------------------------------------------------------------------------------- candidates
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
 
     def strategy_of(self, probs: np.ndarray) -> Strategy:
         p = np.array(self.problem.strategy.probabilities)
         p[self.enc.rows] = probs
         return Strategy(self.problem.model, p)
 
-    def candidate(self, probs: np.ndarray, source: str) -> Candidate:
+    def accept(self, probs: np.ndarray, source: str) -> Candidate | None:
+        """Check a policy with Storm; a valid one becomes a candidate. No new checks once the deadline has passed
+        (the best checked candidate is the answer then)."""
+        if self.deadline.expired:
+            return None
+        own = float(evaluate(self.enc, probs)[self.enc.s0])
+        expected = 1.0 - own if self.pre.complemented else own
         strategy = self.strategy_of(probs)
-        check = check_strategy(strategy, self.problem.property)
-        exact = check_strategy(strategy, self.problem.property, exact=True) if self.exact and check.holds else None
+        check = check_strategy(strategy, self.problem.property, expected=expected,
+                               tolerance=AGREEMENT * abs(expected) + 1e-10)
+        if check.agrees is False:
+            self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
+        return self.adopt(probs, source, check)
+
+    def adopt(self, probs: np.ndarray, source: str, check) -> Candidate | None:
+        strategy = self.strategy_of(probs)
         distance = strategy_distance(self.problem.strategy, strategy)
-        c = Candidate(probs, source, strategy, check, exact, distance,
-                      distance.weighted(*self.problem.weights.as_tuple()))
-        if c.valid:
-            self.candidates.append(c)
+        c = Candidate(probs, source, strategy, check, None, distance, distance.weighted(*self.problem.weights.as_tuple()))
+        if not c.valid:
+            self.rejected[source] += 1
+            return None
+        self.certificate.add(c)
         return c
-
-    def attempt(self, solver, margins: tuple[float, ...], budget: float | None = None) \
-            -> tuple[Candidate | None, SolverResult]:
-        """Run ``solver`` with bound γ - margin, tightening the margin while Storm rejects its answer."""
-        end = time.perf_counter() + (budget if budget is not None else self.remaining())
-        for k, margin in enumerate(margins):
-            out = solver.solve(self.enc, self.pre.gamma - margin, max(min(end, self.t0 + self.time_limit)
-                                                                       - time.perf_counter(), 0.01))
-            if out.sizes is not None:
-                self.sizes.setdefault("encoded", out.sizes)
-            if out.probs is None:
-                return None, out
-            c = self.candidate(out.probs, solver.name)
-            if c.valid:
-                if k:
-                    self.notes.append(f"{solver.name} was given the bound γ - {margin:g} after Storm rejected "
-                                      f"its answer for γ - {margins[k - 1]:g}")
-                return c, out
-            what = c.check if not c.check.holds else c.exact
-            self.notes.append(f"{solver.name}: Storm found {what} for the solver's strategy with margin "
-                              f"{margin:g}; rejected")
-        return None, out
-
-    def best(self) -> Candidate:
-        return min(self.candidates, key=lambda c: (c.weighted, c.distance.dinf))
 
     # ------------------------------------------------------------------------------------------- plans
     def solve(self) -> CounterfactualResult:
         kind = self.problem.weights.kind
         if self.problem.strict:
-            self.notes.append(f"the strict bound {self.problem.property.comparison} is solved as a non-strict one "
-                              f"with a safety margin on γ (at least 1e-9): the result is within that margin of "
-                              f"the infimum")
-        self.candidate(self.pre.witness.probabilities[self.enc.rows], "Storm's Pmin scheduler")
+            self.note(f"the strict bound {self.problem.property.comparison} is solved as P<=γ·(1 - {STRICT_MARGIN:g})")
+        if self.pre.witness is not None:
+            self.adopt(self.pre.witness.probabilities[self.enc.rows], "Storm's Pmin scheduler", self.pre.witness_check)
         if kind == "dinf" and self.solver in ("auto", "highs"):
-            return self.single(DinfBisection(), "only d∞ counts: exact bisection with robust policy iteration, "
-                                                "no optimisation solver needed")
-        if kind == "d0":
+            reason = "only d∞ counts: exact bisection with robust policy iteration, no optimisation solver needed"
+            with self.deadline.phase("d∞ bisection") as budget:
+                dinf_stage(self, budget)
+        elif kind == "d0":
             name = "highs" if self.solver == "auto" else self.solver
-            start = self.pre.witness.probabilities[self.enc.rows]
-            return self.single(D0Milp(name, start), "only d0 counts: the d0 MILP (Bellman inequalities with "
-                                                   "big-M = 1) is exact and linear")
+            reason = f"only d0 counts: heuristics and local search, then the d0 MILP on {name}"
+            with self.deadline.phase("d0") as budget:
+                d0_stage(self, budget, name)
+        elif kind == "dinf":
+            reason = self.miqcqp(self.deadline, f"the MIQCQP on {self.solver} as asked (weights 0,0,r∞)")
+        else:
+            reason = self.mixed()
+        return self.finish(reason)
+
+    def mixed(self) -> str:
         if self.solver == "highs":
             raise SolverError("HiGHS solves only the linear special cases (--weights r0,0,0 and 0,0,r∞); the "
                               "mixed objective needs a non-convex MIQCQP solver: --solver gurobi or scip")
-        return self.mixed()
-
-    def single(self, solver, reason: str) -> CounterfactualResult:
-        margins = MARGINS_EXACT if isinstance(solver, DinfBisection) else MARGINS_SOLVER
-        found, out = self.attempt(solver, margins)
-        scale = self.problem.weights.rinf if isinstance(solver, DinfBisection) else self.problem.weights.r0
-        lower = None if out.bound is None else scale * out.bound
-        if isinstance(solver, DinfBisection):
-            self.sizes["value_iteration"] = {"rows": int(self.enc.rows.size), "transitions": int(self.enc.P.nnz)}
-        if self.problem.epsilon is not None:
-            return self.epsilon_verdict(lower, solver.name, reason)
-        status = out.status if found is not None and out.status == "optimal" else "suboptimal"
-        if found is None:
-            self.notes.append(f"{solver.name} ended with status {out.status}; reporting the best valid strategy")
-        return self.finish(self.best() if found is None else found, status, solver.name, reason, lower)
-
-    def special_cases(self) -> Bounds:
-        """Run the exact special cases for warm starts and valid bounds (each up to a quarter of the time)."""
         w = self.problem.weights
-        found, out = self.attempt(DinfBisection(), MARGINS_EXACT, budget=self.time_limit / 4)
-        dinf_lower = out.bound or 0.0
-        d0_lower = 1.0                                   # σ violates the bound, so some state must change
+        with self.deadline.phase("d∞ bisection", fraction=DINF_SHARE) as budget:
+            dinf_stage(self, budget)
         if w.r0 > 0:
-            start = self.pre.witness.probabilities[self.enc.rows]
-            _, out = self.attempt(D0Milp("highs", start), MARGINS_SOLVER, budget=self.time_limit / 4)
-            d0_lower = max(d0_lower, out.bound or 0.0)
-            self.sizes.pop("encoded", None)
-        return Bounds(d0=d0_lower, dinf=dinf_lower)
+            with self.deadline.phase("d0", fraction=D0_SHARE) as budget:
+                d0_stage(self, budget)
+        best = self.certificate.best
+        changed = np.zeros(self.enc.n_maybe, dtype=bool)
+        changed[self.enc.index[best.distance.changed_states]] = True
+        with self.deadline.phase("d∞ polish", fraction=POLISH_SHARE) as budget:
+            dinf_stage(self, budget, scope=changed)
+        reason = "mixed objective: the exact d∞ and d0 special cases and a d∞ polish of the sparsest candidate"
+        if self.decided():
+            return reason + " (their bounds decide it; no MIQCQP needed)"
+        return self.miqcqp(self.deadline, reason + ", then the non-convex MIQCQP of seed 000 (1)-(13)")
 
-    def lower_bound(self, bounds: Bounds) -> float:
-        w = self.problem.weights
-        return w.r0 * bounds.d0 + w.rinf * bounds.dinf + w.r1 * bounds.dinf / self.enc.n_decision
+    def decided(self) -> bool:
+        cert, eps = self.certificate, self.problem.epsilon
+        if eps is not None:
+            return cert.best.weighted <= eps or cert.lower > eps
+        return cert.optimal
 
-    def mixed(self) -> CounterfactualResult:
-        w = self.problem.weights
-        bounds = self.special_cases()
-        lower = self.lower_bound(bounds)
-        if self.problem.epsilon is not None:
-            best = self.best()
-            if best.weighted <= self.problem.epsilon or lower > self.problem.epsilon:
-                return self.epsilon_verdict(lower, best.source, "the exact special cases decide the ε-problem")
-        start = self.best().probs
-        found, out, name, reason = self.run_miqcqp(lambda b: Miqcqp(b, w.as_tuple(), bounds, start,
-                                                                    self.problem.epsilon), self.solver)
-        if self.problem.epsilon is not None:
-            if out.status == "infeasible":
-                return self.epsilon_verdict(np.inf, name, reason)
-            return self.epsilon_verdict(lower, name, reason)
-        if out.bound is not None:
-            lower = max(lower, out.bound)
-        best = self.best()
-        if found is not None and out.status == "optimal":
-            if best is not found:
-                self.notes.append(f"the strategy of {best.source} is as close as the MIQCQP optimum (the "
-                                  f"solvers work with different safety margins on γ)")
-            return self.finish(best, "optimal", name, reason, lower)
-        if found is None:
-            self.notes.append(f"{name} ended with status {out.status}; reporting the best valid strategy found")
-        return self.finish(best, "suboptimal", name if found is best else f"{best.source} (after {name})",
-                           reason, lower)
+    def miqcqp(self, deadline: Deadline, reason: str) -> str:
+        """Run the MIQCQP on the chosen solver; ``auto`` prefers Gurobi and falls back to SCIP (saying why)."""
+        weights, eps = self.problem.weights.as_tuple(), self.problem.epsilon
+        with deadline.phase("MIQCQP") as budget:
+            if self.solver != "auto":
+                self.epsilon_outcome(miqcqp_stage(self, budget, self.solver, weights, eps))
+                return reason + f", on {self.solver}"
+            try:
+                self.epsilon_outcome(miqcqp_stage(self, budget, "gurobi", weights, eps))
+                return reason + ", on Gurobi (NonConvex=2)"
+            except LicenceLimitError as err:
+                why = str(err).split(";")[0]
+            self.epsilon_outcome(miqcqp_stage(self, budget, "scip", weights, eps))
+            return reason + f", on SCIP because {why}"
 
-    def run_miqcqp(self, make, solver: str):
-        """Run the MIQCQP on ``solver``; ``auto`` prefers Gurobi and falls back to SCIP (saying why)."""
-        reason = "mixed objective: the non-convex MIQCQP of seed 000 (1)-(13)"
-        if solver != "auto":
-            found, out = self.attempt(make(solver), MARGINS_SOLVER)
-            return found, out, out.name, reason + f", on {solver} as asked"
-        try:
-            found, out = self.attempt(make("gurobi"), MARGINS_SOLVER)
-            return found, out, out.name, reason + ", on Gurobi (NonConvex=2)"
-        except SolverError as err:
-            why = str(err).split(";")[0]
-        self.sizes.pop("encoded", None)
-        found, out = self.attempt(make("scip"), MARGINS_SOLVER)
-        return found, out, out.name, reason + f", on SCIP because {why}"
+    def diverse(self, term) -> str | None:
+        """The next diverse counterfactual (the MIQCQP with the diversity term); the reason when there is none."""
+        weights = self.problem.weights.as_tuple()
+        name = "MIQCQP with diversity"
+        with self.deadline.phase("diverse MIQCQP") as budget:
+            try:
+                out = miqcqp_stage(self, budget, "gurobi" if self.solver == "auto" else self.solver, weights,
+                                   diversity=term, name=name)
+            except LicenceLimitError:
+                out = miqcqp_stage(self, budget, "scip", weights, diversity=term, name=name)
+        found = [c for c in self.certificate.candidates if c.source.startswith(name)]
+        if found:
+            self.certificate.candidates = found
+            return None
+        if out is not None and out.status == "infeasible":
+            return (f"the solver proves that no further valid strategy changes a state-action pair the earlier "
+                    f"counterfactuals left unchanged")
+        if self.deadline.expired:
+            return "the time limit ran out"
+        status = "no solution" if out is None else out.status
+        return f"the MIQCQP found no further valid strategy ({status})"
+
+    def epsilon_outcome(self, out) -> None:
+        """An ε-problem's MIQCQP that is infeasible proves that every valid strategy has d > ε."""
+        eps = self.problem.epsilon
+        if eps is not None and out is not None and out.status == "infeasible":
+            self.certificate.prove("weighted", np.nextafter(eps, np.inf), "the MIQCQP with d <= ε (infeasible)")
 
     # ------------------------------------------------------------------------------------------- results
-    def epsilon_verdict(self, lower: float | None, solver: str, reason: str) -> CounterfactualResult:
+    def finish(self, reason: str) -> CounterfactualResult:
+        cert = self.certificate
+        accepted = {c.source for c in cert.candidates}
+        for source, count in self.rejected.items():
+            if not any(a.startswith(source) for a in accepted):
+                self.note(f"{source}: Storm rejected its {count} strategies (values within the solver's tolerance "
+                          f"of γ); they are not reported")
+        if self.disagreements:
+            self.note("Storm's value differs from the analysis's own for " + "; ".join(self.disagreements[:3]) +
+                      ": optimality is not claimed")
+        self.notes.extend(n for n in cert.notes if n not in self.notes)
         eps = self.problem.epsilon
-        fitting = [c for c in self.candidates if c.weighted <= eps + 1e-12]
-        if fitting:
-            return self.finish(min(fitting, key=lambda c: c.weighted), "feasible", solver, reason, lower)
-        status = "infeasible" if lower is not None and lower > eps else "timeout"
-        return self.empty(status, solver, reason, lower)
+        if eps is not None:
+            fitting = [c for c in cert.candidates if c.weighted <= eps + 1e-12]
+            if fitting:
+                return self.result("feasible", min(fitting, key=lambda c: c.weighted), reason)
+            return self.result("infeasible" if cert.lower > eps else "timeout", None, reason)
+        best = self.exact_best() if self.exact else cert.best
+        if best is None:
+            return self.result("timeout", None, reason)
+        optimal = cert.optimal and best is cert.best and not self.disagreements
+        return self.result("optimal" if optimal else "suboptimal", best, reason)
 
-    def finish(self, c: Candidate, status: str, solver: str, reason: str, lower: float | None) \
-            -> CounterfactualResult:
-        lower = None if lower is None else min(lower, c.weighted)
-        gap = None if lower is None else max(0.0, c.weighted - lower) / max(c.weighted, 1e-12)
-        if status == "optimal":
-            gap = 0.0 if gap is None or gap < 1e-6 else gap
-        return CounterfactualResult(self.problem, status, c.strategy, c.check, self.pre.initial, c.distance,
-                                    solver, reason, time.perf_counter() - self.t0, self.pre.optimal_probability,
-                                    gap=gap, distance_lower_bound=lower, sizes=self.all_sizes(),
-                                    notes=self.notes, exact=c.exact)
+    def exact_best(self) -> Candidate | None:
+        """The best candidate that also holds in exact rational arithmetic (checked best first)."""
+        for c in sorted(self.certificate.candidates, key=lambda c: (c.weighted, c.distance.dinf)):
+            with self.deadline.phase("exact check"):
+                c.exact = check_strategy(c.strategy, self.problem.property, exact=True,
+                                         expected=c.check.value, tolerance=1e-8)
+            if c.exact.holds:
+                return c
+            self.note(f"the strategy of {c.source} holds in floating point but not in exact arithmetic "
+                      f"({c.exact}); the next best is reported")
+        return None
 
-    def empty(self, status: str, solver: str, reason: str, lower: float | None) -> CounterfactualResult:
-        return CounterfactualResult(self.problem, status, None, None, self.pre.initial, None, solver, reason,
-                                    time.perf_counter() - self.t0, self.pre.optimal_probability,
-                                    distance_lower_bound=lower, sizes=self.all_sizes(), notes=self.notes)
+    def result(self, status: str, c: Candidate | None, reason: str) -> CounterfactualResult:
+        cert = self.certificate
+        lower = cert.lower if c is None else min(cert.lower, c.weighted)
+        return CounterfactualResult(
+            self.problem, status, self.pre.initial, self.pre.optimal_probability, reason,
+            candidate=c, gap=None if c is None else cert.gap(c), distance_lower_bound=lower,
+            lower_bounds=cert.lower_sources(), sizes=self.all_sizes(), notes=self.notes,
+            timings=dict(self.deadline.timings), time_s=self.deadline.elapsed())
 
     def all_sizes(self) -> dict:
         return {**self.sizes, "pruning": pruning_sizes(self.pre), "paper": paper_sizes(self.problem)}
@@ -262,86 +257,108 @@ def paper_sizes(problem: CounterfactualProblem) -> dict:
             "quadratic_constraints": bellman}
 
 
-def _decided(problem: CounterfactualProblem, pre: Preanalysis, t0: float, exact: bool) -> CounterfactualResult:
+def _decided(problem: CounterfactualProblem, pre: Preanalysis, deadline: Deadline,
+             exact: bool) -> CounterfactualResult:
     """The result when Storm decided the instance (trivial / infeasible)."""
     sizes = {"pruning": pruning_sizes(pre), "paper": paper_sizes(problem)}
-    elapsed = time.perf_counter() - t0
     if pre.status == "trivial":
         sigma = problem.strategy
         check = check_strategy(sigma, problem.property, exact=True) if exact else None
-        return CounterfactualResult(problem, "trivial", sigma, pre.initial, pre.initial,
-                                    strategy_distance(sigma, sigma), "storm",
-                                    "σ already meets the bound (Storm on the induced DTMC)", elapsed,
-                                    pre.optimal_probability, gap=0.0, distance_lower_bound=0.0, sizes=sizes,
-                                    exact=check)
-    word = "Pmin" if problem.upper else "Pmax"
+        candidate = Candidate(sigma.probabilities, "storm", sigma, pre.initial, check,
+                              strategy_distance(sigma, sigma), 0.0)
+        return CounterfactualResult(problem, "trivial", pre.initial, pre.optimal_probability,
+                                    "σ already meets the bound (Storm on the induced DTMC)", candidate=candidate,
+                                    gap=0.0, distance_lower_bound=0.0, sizes=sizes,
+                                    timings=dict(deadline.timings), time_s=deadline.elapsed())
+    word = f"P{problem.optimization.value}"
     reason = (f"{word} = {pre.optimal_probability:.6g} over all actionable strategies (Storm on the MDP with the "
               f"uncontrollable states fixed to σ) does not meet the bound")
-    return CounterfactualResult(problem, "infeasible", None, None, pre.initial, None, "storm", reason, elapsed,
-                                pre.optimal_probability, sizes=sizes)
+    return CounterfactualResult(problem, "infeasible", pre.initial, pre.optimal_probability, reason,
+                                sizes=sizes, timings=dict(deadline.timings), time_s=deadline.elapsed(),
+                                solver="storm")
 
 
-def solve_counterfactual(problem: CounterfactualProblem, solver: str = "auto", time_limit: float = 600.0,
-                         exact: bool = False) -> CounterfactualResult:
+def _timeout(problem: CounterfactualProblem, deadline: Deadline, err: TimeLimitReached) -> CounterfactualResult:
+    return CounterfactualResult(problem, "timeout", None, None, str(err), timings=dict(deadline.timings),
+                                time_s=deadline.elapsed(), solver="storm")
+
+
+def _check_arguments(solver: str) -> None:
+    if solver not in SOLVERS:
+        raise SolverError(f"unknown solver '{solver}' (solvers: {', '.join(SOLVERS)})")
+
+
+def solve_counterfactual(problem: CounterfactualProblem, solver: str = "auto", time_limit: float | None = 600.0,
+                         exact: bool = False, deadline: Deadline | None = None) -> CounterfactualResult:
     """A counterfactual strategy for ``problem`` (see the module docstring).
 
     Args:
         solver: ``auto`` (exact special cases where they apply, else Gurobi, else SCIP), ``gurobi``, ``scip``,
             ``highs`` (linear special cases only). With weights 0,0,r∞ an explicit ``gurobi``/``scip`` solves the
             MIQCQP instead of the bisection (for cross-checks).
-        time_limit: seconds for the whole solve; on timeout the best valid strategy is returned (``suboptimal``).
+        time_limit: seconds for the whole solve (pre-analysis, every solve and every Storm check); when it runs out
+            the best checked strategy is returned (``suboptimal``) or ``timeout``. Ignored when ``deadline`` is
+            given (a command's one deadline, started when the command started).
         exact: also check the answer in exact rational arithmetic (Storm over ``stormpy.Rational``).
     """
-    if solver not in SOLVERS:
-        raise SolverError(f"unknown solver '{solver}' (solvers: {', '.join(SOLVERS)})")
-    if not time_limit > 0:
-        raise SolverError(f"the time limit must be positive, got {time_limit}")
-    t0 = time.perf_counter()
-    pre = preanalyse(problem)
+    _check_arguments(solver)
+    deadline = deadline or Deadline(time_limit)
+    try:
+        with deadline.phase("pre-analysis"):
+            pre = preanalyse(problem, deadline)
+    except TimeLimitReached as err:
+        return _timeout(problem, deadline, err)
     if pre.status is not None:
-        return _decided(problem, pre, t0, exact)
-    return _Run(problem, pre, solver, time_limit, exact, t0).solve()
+        return _decided(problem, pre, deadline, exact)
+    return _Run(problem, pre, solver, deadline, exact).solve()
 
 
 def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_weight: float = 2.0,
-                            solver: str = "auto", time_limit: float = 600.0, exact: bool = False,
-                            perturbation: float = 1e-4) -> CounterfactualResult:
+                            solver: str = "auto", time_limit: float | None = 600.0, exact: bool = False,
+                            perturbation: float = 1e-4, deadline: Deadline | None = None) -> CounterfactualResult:
     """``n`` diverse counterfactual strategies (seed 000, Section 4): the k-th minimises d - λ·det(K) over the
     counterfactuals found so far plus itself, K_ij = 1/(1 + ||Δ(σ_i, σ_j)||_1) (+ ``perturbation`` on the
-    diagonal). The first is the plain counterfactual; the others are in ``result.diverse``, each with its
-    ``novelty`` (fraction of its changed state-action pairs no earlier counterfactual changed). ``time_limit``
-    applies to each of the ``n`` solves."""
+    diagonal), and must change some state-action pair that no earlier one changed (its probability drops by at
+    least :data:`~stormcf.counterfactual.diverse.NOVEL_CHANGE`), so every one is distinct and novel. The first is
+    the plain counterfactual; the others are in ``result.diverse`` (status ``feasible``: valid, minimising the
+    diversity objective), each with its ``novelty``. When fewer than ``n`` exist or fit in the time, the first
+    result's notes say why. ``time_limit`` (or ``deadline``) bounds all ``n`` solves together."""
     from .diverse import DiversityTerm
 
+    _check_arguments(solver)
     if n < 1:
         raise SolverError(f"--diverse needs at least 1 counterfactual, got {n}")
     if not diversity_weight >= 0:
         raise SolverError(f"the diversity weight must be non-negative, got {diversity_weight}")
-    first = solve_counterfactual(problem, solver, time_limit, exact)
-    if n == 1 or first.strategy is None or first.status == "trivial":
-        return first
-    if solver == "highs":
+    if n > 1 and solver == "highs":
         raise SolverError("diverse counterfactuals need the MIQCQP: --solver gurobi, scip or auto")
+    deadline = deadline or Deadline(time_limit)
+    try:
+        with deadline.phase("pre-analysis"):
+            pre = preanalyse(problem, deadline)
+    except TimeLimitReached as err:
+        return _timeout(problem, deadline, err)
+    if pre.status is not None:
+        return _decided(problem, pre, deadline, exact)
+    first = _Run(problem, pre, solver, deadline.sub(fraction=1.0 / n), exact).solve()
+    if n == 1 or first.strategy is None:
+        return first
     first.novelty = 1.0
-    pre = preanalyse(problem)
     found = [first]
-    w = problem.weights.as_tuple()
-    for _ in range(n - 1):
-        run = _Run(problem, pre, solver, time_limit, exact)
+    while len(found) < n:
+        budget = deadline.sub(fraction=1.0 / (n - len(found)))
+        run = _Run(problem, pre, solver, budget, exact)
         previous = [f.strategy.probabilities[pre.encoding.rows] for f in found]
         term = DiversityTerm(previous, diversity_weight, perturbation)
-        c, out, name, reason = run.run_miqcqp(lambda b: Miqcqp(b, w, Bounds(), previous[-1], None, term), solver)
-        if c is None:
-            run.notes.append(f"{name} found no further valid counterfactual (status {out.status})")
+        why = run.diverse(term)
+        if why is not None:
+            first.notes.append(f"only {len(found)} of {n} diverse counterfactuals: {why}")
             break
-        status = "optimal" if out.status == "optimal" else "suboptimal"
-        result = run.finish(c, status, name, reason + f", diversity weight λ = {diversity_weight:g}",
-                            None)
+        result = run.finish(f"the MIQCQP of d - λ·det(K) with λ = {diversity_weight:g}, changing a state-action pair "
+                            f"no earlier counterfactual changed")
+        result.status = "feasible" if result.strategy is not None else result.status
+        result.gap = result.distance_lower_bound = None
         result.novelty = novelty(result, found)
-        same = [j for j, f in enumerate(found, start=1) if f.strategy.allclose(c.strategy, atol=1e-6)]
-        if same:
-            result.notes.append(f"identical to counterfactual {same[0]}: no other valid strategy scores better on "
-                                f"d - λ·det(K) with these weights")
         found.append(result)
     first.diverse = found[1:]
     return first

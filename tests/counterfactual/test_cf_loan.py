@@ -95,7 +95,7 @@ def test_dinf_bisection_equals_miqcqp_on_loan(impatient, solver):
 def test_d0_only(impatient, solver):
     r = solve_counterfactual(CounterfactualProblem(impatient, BAD, weights="1,0,0"), solver=solver)
     assert r.status == "optimal" and r.distance.d0 == 1 and r.verification.holds
-    assert "d0 MILP" in r.solver
+    assert r.lower_bounds["d0"]["value"] == 1 and r.gap == 0
 
 
 def test_infeasible_is_decided_by_storm_pmin(impatient):
@@ -169,11 +169,24 @@ def test_json_and_dot(impatient):
 
 
 def test_diverse_counterfactuals(impatient):
+    """Three distinct, valid counterfactuals, each changing a state-action pair the earlier ones left unchanged."""
     from stormcf.counterfactual import diverse_counterfactuals
     r = diverse_counterfactuals(CounterfactualProblem(impatient, BAD), 3, solver="scip")
     assert len(r.diverse) == 2 and r.novelty == 1.0
-    for other in r.diverse:
-        assert other.verification.holds and other.novelty is not None
-    # the second maximises its distance to the first within d - λ·det(K): Rework to Submit 1 (Quit 0)
-    assert r.diverse[0].strategy.probabilities[impatient.model.choice_of(5, "Quit")] == pytest.approx(0, abs=1e-6)
-    assert len(r.to_dict()["diverse"]) == 3
+    found = [r, *r.diverse]
+    for k, other in enumerate(found):
+        assert other.verification.holds and other.probability <= 0.2
+        assert other.novelty > 0
+        for earlier in found[:k]:
+            assert not other.strategy.allclose(earlier.strategy, atol=1e-4)
+    # the second changes s0 and Consultation (Rework is taken): no earlier counterfactual changed them
+    assert {c["name"] for c in r.diverse[0].changes()} == {"s=0", "s=4"}
+    assert [d["status"] for d in r.to_dict()["diverse"]] == ["optimal", "feasible", "feasible"]
+
+
+def test_diverse_says_why_it_stops(impatient):
+    """Only Error's pairs are left after three counterfactuals; a fourth would need a fifth decision state."""
+    from stormcf.counterfactual import diverse_counterfactuals
+    r = diverse_counterfactuals(CounterfactualProblem(impatient, BAD), 6, solver="gurobi")
+    assert 1 + len(r.diverse) < 6
+    assert any(n.startswith(f"only {1 + len(r.diverse)} of 6 diverse counterfactuals: ") for n in r.notes)

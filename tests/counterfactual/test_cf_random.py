@@ -79,11 +79,15 @@ def test_dinf_bisection_equals_the_miqcqp(mdp):
     nontrivial(value, pmin, gamma)
     problem = CounterfactualProblem(sigma, f'P<={gamma} [F "goal"]', weights="0,0,1")
     exact = solve_counterfactual(problem)
-    assert exact.solver.startswith("d∞ bisection")
+    assert "bisection" in exact.solver_reason
+    assert exact.status == "optimal"
     for solver in ("gurobi", "scip"):
         r = solve_counterfactual(problem, solver=solver, time_limit=30)
-        assert r.status == "optimal"
         assert r.distance.dinf == pytest.approx(exact.distance.dinf, abs=1e-4)
+        # the MIQCQP's proven bound never exceeds the bisection's optimum; near the jumps of V_δ (end components)
+        # a spatial branch-and-bound may not close its gap: then it says so
+        assert r.distance_lower_bound <= exact.distance.dinf + 1e-9
+        assert r.status == "optimal" or (r.status == "suboptimal" and r.gap > 1e-4)
 
 
 @settings(max_examples=20, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])

@@ -1,0 +1,109 @@
+"""One time budget for a whole command: the :class:`Deadline` every phase of an analysis draws from.
+
+A command creates one deadline when it starts (``Deadline(600)``) and passes it down. Every phase asks it how much
+time is left (:meth:`Deadline.remaining`), gives a solver at most that (:meth:`Deadline.budget`), checks it between
+steps (:attr:`Deadline.expired`, :meth:`Deadline.check`), and may carve out a sub-budget for a phase that must leave
+time to the phases after it (:meth:`Deadline.sub`: it ends no later than its parent). :meth:`Deadline.phase` does
+the same and records the phase's wall-clock time in :attr:`Deadline.timings`, shared by a deadline and all its
+sub-budgets, so a result can report where its time went::
+
+    deadline = Deadline(120)
+    with deadline.phase("pre-analysis"):
+        ...
+    with deadline.phase("d0 MILP", fraction=0.5) as budget:
+        solver.solve(..., time_limit=budget.budget())
+    deadline.timings            # {"pre-analysis": 0.4, "d0 MILP": 31.2}
+
+``Deadline(None)`` never expires. What cannot be interrupted (one call into Storm or a solver library) can overrun
+a deadline by its own duration; analyses therefore check the deadline before starting such a call and return the
+best answer they have when it has expired.
+"""
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+from .errors import StormcfError, TimeLimitReached
+
+
+class Deadline:
+    """A point in time by which a command must finish (or none), with per-phase timings.
+
+    Args:
+        seconds: the budget from now; ``None`` for no limit.
+        clock: the clock (seconds, monotonic); ``time.perf_counter`` by default.
+    """
+
+    def __init__(self, seconds: float | None = None, *, clock: Callable[[], float] = time.perf_counter) -> None:
+        if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
+            raise StormcfError(f"the time limit must be a positive number of seconds, got {seconds!r}")
+        self._clock = clock
+        self.start = clock()
+        self.end = math.inf if seconds is None else self.start + float(seconds)
+        self.timings: dict[str, float] = defaultdict(float)
+
+    @classmethod
+    def of(cls, limit: "Deadline | float | None") -> "Deadline":
+        """``limit`` itself when it is a deadline, else a new deadline of ``limit`` seconds (None: unlimited)."""
+        return limit if isinstance(limit, Deadline) else cls(limit)
+
+    @property
+    def seconds(self) -> float:
+        """The whole budget (``inf`` when unlimited)."""
+        return self.end - self.start
+
+    @property
+    def limited(self) -> bool:
+        return math.isfinite(self.end)
+
+    def elapsed(self) -> float:
+        """Seconds since this deadline (or sub-budget) was created."""
+        return self._clock() - self.start
+
+    def remaining(self) -> float:
+        """Seconds left (0 when expired, ``inf`` when unlimited)."""
+        return max(self.end - self._clock(), 0.0)
+
+    @property
+    def expired(self) -> bool:
+        return self._clock() >= self.end
+
+    def budget(self, at_most: float | None = None, floor: float = 0.01) -> float:
+        """The time limit to hand to a solver: what is left (capped by ``at_most``), at least ``floor`` seconds so
+        that a solver library accepts it; ``inf`` when unlimited and uncapped."""
+        left = self.remaining() if at_most is None else min(self.remaining(), at_most)
+        return max(left, floor)
+
+    def check(self, what: str) -> None:
+        """Raise :class:`~stormcf.errors.TimeLimitReached` naming ``what`` if the deadline has passed."""
+        if self.expired:
+            raise TimeLimitReached(f"the time limit of {self.seconds:g} s was reached during {what}")
+
+    def sub(self, seconds: float | None = None, fraction: float | None = None) -> "Deadline":
+        """A sub-budget starting now: at most ``seconds``, at most ``fraction`` of the time left, and never past this
+        deadline. It shares this deadline's timings."""
+        child = Deadline.__new__(Deadline)
+        child._clock, child.start, child.timings = self._clock, self._clock(), self.timings
+        end = self.end
+        if seconds is not None:
+            end = min(end, child.start + seconds)
+        if fraction is not None and math.isfinite(self.end):
+            end = min(end, child.start + fraction * max(self.end - child.start, 0.0))
+        child.end = end
+        return child
+
+    @contextmanager
+    def phase(self, name: str, seconds: float | None = None, fraction: float | None = None) -> Iterator["Deadline"]:
+        """Run a phase with a sub-budget (see :meth:`sub`) and add its wall-clock time to ``timings[name]``."""
+        budget = self.sub(seconds, fraction)
+        try:
+            yield budget
+        finally:
+            self.timings[name] += self._clock() - budget.start
+
+    def __repr__(self) -> str:
+        left = "unlimited" if not self.limited else f"{self.remaining():.3g} s of {self.seconds:g} s left"
+        return f"<Deadline {left}>"
