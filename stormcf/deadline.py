@@ -14,6 +14,9 @@ sub-budgets, so a result can report where its time went::
         solver.solve(..., time_limit=budget.budget())
     deadline.timings            # {"pre-analysis": 0.4, "d0 MILP": 31.2}
 
+A sub-budget can also end early when something else finishes (``until``: a predicate), e.g. heuristics that run
+while a solver works in a child process stop when the solver is done.
+
 ``Deadline(None)`` never expires. What cannot be interrupted (one call into Storm or a solver library) can overrun
 a deadline by its own duration; analyses therefore check the deadline before starting such a call and return the
 best answer they have when it has expired.
@@ -41,6 +44,7 @@ class Deadline:
         if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
             raise StormcfError(f"the time limit must be a positive number of seconds, got {seconds!r}")
         self._clock = clock
+        self._until: Callable[[], bool] | None = None
         self.start = clock()
         self.end = math.inf if seconds is None else self.start + float(seconds)
         self.timings: dict[str, float] = defaultdict(float)
@@ -69,7 +73,7 @@ class Deadline:
 
     @property
     def expired(self) -> bool:
-        return self._clock() >= self.end
+        return self._clock() >= self.end or (self._until is not None and self._until())
 
     def budget(self, at_most: float | None = None, floor: float = 0.01) -> float:
         """The time limit to hand to a solver: what is left (capped by ``at_most``), at least ``floor`` seconds so
@@ -82,11 +86,14 @@ class Deadline:
         if self.expired:
             raise TimeLimitReached(f"the time limit of {self.seconds:g} s was reached during {what}")
 
-    def sub(self, seconds: float | None = None, fraction: float | None = None) -> "Deadline":
-        """A sub-budget starting now: at most ``seconds``, at most ``fraction`` of the time left, and never past this
-        deadline. It shares this deadline's timings."""
+    def sub(self, seconds: float | None = None, fraction: float | None = None,
+            until: Callable[[], bool] | None = None) -> "Deadline":
+        """A sub-budget starting now: at most ``seconds``, at most ``fraction`` of the time left, never past this
+        deadline, and over as soon as ``until()`` is true. It shares this deadline's timings."""
         child = Deadline.__new__(Deadline)
         child._clock, child.start, child.timings = self._clock, self._clock(), self.timings
+        parent = self._until
+        child._until = parent if until is None else (until if parent is None else lambda: parent() or until())
         end = self.end
         if seconds is not None:
             end = min(end, child.start + seconds)
@@ -96,9 +103,10 @@ class Deadline:
         return child
 
     @contextmanager
-    def phase(self, name: str, seconds: float | None = None, fraction: float | None = None) -> Iterator["Deadline"]:
+    def phase(self, name: str, seconds: float | None = None, fraction: float | None = None,
+              until: Callable[[], bool] | None = None) -> Iterator["Deadline"]:
         """Run a phase with a sub-budget (see :meth:`sub`) and add its wall-clock time to ``timings[name]``."""
-        budget = self.sub(seconds, fraction)
+        budget = self.sub(seconds, fraction, until)
         try:
             yield budget
         finally:

@@ -5,7 +5,7 @@ import argparse
 
 from .. import storm
 from ..strategy import Strategy
-from ..verify import check_model, check_strategy, format_value
+from ..verify import check_model, check_strategy
 from .common import add_model_arguments, model_from_args, model_line, print_json
 
 
@@ -32,10 +32,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(model_line(model))
     print(f"strategy: {args.strategy or '(none: the MDP itself)'}")
-    value = str(result.exact) if result.exact is not None else format_value(result.value)
-    text = f"{result.property} = {value}"
-    if result.exact is not None and result.exact.denominator != 1:
-        text += f" (= {format_value(result.value)})"
+    text = f"{result.property} = {result.value_text()}"       # long exact fractions shortened (whole in --json)
     if result.holds is not None:
         text += f"  [{'holds' if result.holds else 'does not hold'}]"
     print(text)

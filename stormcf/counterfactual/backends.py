@@ -2,27 +2,36 @@
 
 - :class:`GurobiBackend`: gurobipy, non-convex MIQCQP (``NonConvex=2``). The pip wheel carries a size-limited
   licence (about 2,000 variables and constraints); :class:`LicenceLimitError` says so when an instance is larger.
-- :class:`ScipBackend`: PySCIPOpt, open source, no size limit, spatial branch-and-bound for bilinear constraints.
+- :class:`ScipBackend`: PySCIPOpt, open source, no size limit, spatial branch-and-bound for bilinear constraints; run
+  in a child process (a SCIP crash or overrun cannot take the command down).
 - :class:`HighsBackend`: highspy, linear programmes only (the d0 MILP), no size limit.
 
-All run on one thread with a relative gap of 1e-4 and tight feasibility tolerances (the encodings' answers are
-re-checked by Storm anyway). Status: ``optimal``; ``suboptimal`` (a solution, not proven optimal: time or
-solution limit); ``infeasible``; ``timeout`` (no solution within the limit).
+All run on one thread with a relative gap of 1e-4 and the formulation's feasibility tolerance (1e-3·γ, between 1e-9
+and 1e-6: :func:`programs.tolerance`; the encodings' answers are re-checked by Storm anyway). Status: ``optimal``; ``suboptimal`` (a solution, not proven optimal: time or
+solution limit); ``infeasible``; ``timeout`` (no solution within the limit); ``crashed`` (SCIP's process died).
 """
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from ..errors import SolverError
+from . import solver_worker
 from .formulation import Formulation
 
 #: relative optimality gap the back ends stop at (Gurobi's default; the paper used Gurobi's defaults)
 MIP_GAP = 1e-4
-#: primal feasibility tolerance asked from the back ends
-FEASIBILITY_TOLERANCE = 1e-9
+#: seconds a solver in a child process stops before its time limit (at most 10% of it), to return its best solution
+KILL_GRACE = 5.0
+#: HiGHS runs in a child process from this many variables on
+CHILD_PROCESS_SIZE = 10_000
 
 
 class LicenceLimitError(SolverError):
@@ -39,6 +48,7 @@ class SolverOutcome:
     bound: float | None
     time: float
     backend: str
+    note: str | None = None
 
     @property
     def gap(self) -> float | None:
@@ -57,6 +67,9 @@ def _split_rows(f: Formulation):
 
 class GurobiBackend:
     name = "gurobi"
+
+    def start(self, f: Formulation, time_limit: float, child: bool = False) -> "Job":
+        return Job(self.solve(f, time_limit))
 
     def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
         try:
@@ -107,7 +120,7 @@ class GurobiBackend:
             x.Start = np.where(np.isnan(f.start), GRB.UNDEFINED, f.start)
         p = m.Params
         p.NonConvex, p.TimeLimit, p.Threads = 2, max(time_limit, 0.01), 1
-        p.MIPGap, p.FeasibilityTol, p.IntFeasTol = MIP_GAP, FEASIBILITY_TOLERANCE, FEASIBILITY_TOLERANCE
+        p.MIPGap, p.FeasibilityTol, p.IntFeasTol = MIP_GAP, max(f.tolerance, 1e-9), max(f.tolerance, 1e-9)
         m.optimize()
         has = m.SolCount > 0
         status = {GRB.OPTIMAL: "optimal", GRB.INFEASIBLE: "infeasible", GRB.INF_OR_UNBD: "infeasible"}.get(m.Status)
@@ -122,127 +135,154 @@ class GurobiBackend:
                              bound, time.perf_counter() - t0, self.name)
 
 
+def pack(f: Formulation, time_limit: float, no_nlp: bool = False) -> dict[str, np.ndarray]:
+    """The formulation as plain arrays for :mod:`solver_worker`, with the solver settings."""
+    quad = f.quadratic
+    cat = lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)  # noqa: E731
+    empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+    obj_i, obj_j, obj_w = f.objective_quadratic if f.objective_quadratic is not None else empty
+    A = f.A.tocsr()
+    sizes = lambda parts: np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)  # noqa: E731
+    return {"lb": f.lb, "ub": f.ub, "binary": f.binary, "A_indptr": A.indptr.astype(np.int64),
+            "A_indices": A.indices.astype(np.int64), "A_data": A.data, "lhs": f.lhs, "rhs": f.rhs, "c": f.c,
+            "offset": np.float64(f.offset), "q_ptr": sizes([q.q_val for q in quad]),
+            "q_i": cat([q.q_i for q in quad], np.int64), "q_j": cat([q.q_j for q in quad], np.int64),
+            "q_val": cat([q.q_val for q in quad], float), "q_lin_ptr": sizes([q.lin_val for q in quad]),
+            "q_lin_idx": cat([q.lin_idx for q in quad], np.int64), "q_lin_val": cat([q.lin_val for q in quad], float),
+            "q_lhs": np.array([q.lhs for q in quad], dtype=float), "q_rhs": np.array([q.rhs for q in quad], dtype=float),
+            "obj_q_i": np.asarray(obj_i, dtype=np.int64), "obj_q_j": np.asarray(obj_j, dtype=np.int64),
+            "obj_q_val": np.asarray(obj_w, dtype=float),
+            "cutoff": np.float64(np.inf if f.objective_cutoff is None else f.objective_cutoff),
+            "start": np.zeros(0) if f.start is None else np.asarray(f.start, dtype=float),
+            "time_limit": np.float64(time_limit), "gap": np.float64(MIP_GAP),
+            "feastol": np.float64(f.tolerance), "no_nlp": np.bool_(no_nlp)}
+
+
+class Job:
+    """A solve under way: :meth:`done` (without waiting), :meth:`result` (waits, at most until the time limit)."""
+
+    def __init__(self, outcome: SolverOutcome | None = None) -> None:
+        self._outcome = outcome
+
+    def done(self) -> bool:
+        return True
+
+    def result(self) -> SolverOutcome:
+        return self._outcome
+
+    def cancel(self) -> None:
+        """Stop the solve (its result is then not needed)."""
+
+
+class ChildJob(Job):
+    """:mod:`solver_worker` in a child process, stopped when its time limit has passed (the solver itself is told
+    to stop :data:`KILL_GRACE` seconds, at most 10%, earlier, so that it can return its best solution); a crash or
+    a stop comes back as the status ``crashed`` / ``timeout`` with a ``note``."""
+
+    def __init__(self, solver: str, f: Formulation, time_limit: float, no_nlp: bool = False) -> None:
+        super().__init__()
+        self.solver, self.started, self.time_limit = solver, time.perf_counter(), time_limit
+        self._tmp = tempfile.TemporaryDirectory(prefix="stormcf-solver-")
+        source, self._target = Path(self._tmp.name) / "in.npz", Path(self._tmp.name) / "out.npz"
+        np.savez(source, **pack(f, time_limit - min(KILL_GRACE, 0.1 * time_limit), no_nlp))
+        worker = [sys.executable, str(Path(__file__).with_name("solver_worker.py")), solver, str(source),
+                  str(self._target)]
+        self._process = subprocess.Popen(worker, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+    def done(self) -> bool:
+        return self._process.poll() is not None
+
+    def cancel(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.communicate()
+        self._tmp.cleanup()
+
+    def raw(self) -> dict:
+        """The worker's arrays, or ``{status, note}`` when it crashed or had to be stopped."""
+        left = self.time_limit - (time.perf_counter() - self.started)
+        try:
+            _, stderr = self._process.communicate(timeout=max(left, 0.0))
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.communicate()
+            self._tmp.cleanup()
+            return {"status": "timeout", "note": f"{self.solver} did not stop at its time limit and was stopped"}
+        try:
+            if self._process.returncode != 0 or not self._target.exists():
+                why = (stderr.strip().splitlines() or [f"exit code {self._process.returncode}"])[-1]
+                return {"status": "crashed", "note": f"{self.solver} crashed ({why[:120]})"}
+            with np.load(self._target) as result:
+                return {k: (str(result[k]) if k == "status" else result[k]) for k in result.files}
+        finally:
+            self._tmp.cleanup()
+
+    def result(self) -> SolverOutcome:
+        return _outcome(self.raw(), time.perf_counter() - self.started, self.solver)
+
+
+def _outcome(raw: dict, seconds: float, name: str) -> SolverOutcome:
+    x = raw.get("x")
+    status = raw["status"]
+    if status not in ("optimal", "infeasible", "crashed"):
+        status = "suboptimal" if x is not None else "timeout"
+    bound = float(raw["bound"]) if "bound" in raw and status != "infeasible" else None
+    objective = float(raw["objective"]) if "objective" in raw else None
+    return SolverOutcome(status, x, objective, bound, seconds, name, note=raw.get("note"))
+
+
 class ScipBackend:
+    """SCIP, always in a child process (:mod:`solver_worker`). A crash is retried once without SCIP's NLP
+    heuristics (their Ipopt interface is where SCIP 10 corrupts its heap on some bilinear programmes)."""
+
     name = "scip"
 
-    def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
-        try:
-            from pyscipopt import Model, quicksum
-        except ImportError:
-            raise SolverError("PySCIPOpt is not installed (pip install pyscipopt)") from None
-        t0 = time.perf_counter()
-        m = Model()
-        m.hideOutput()
-        ub = [None if not np.isfinite(u) else float(u) for u in f.ub]
-        xs = [m.addVar(lb=float(f.lb[i]), ub=ub[i], vtype="B" if f.binary[i] else "C") for i in range(f.n_vars)]
-        A = f.A
-        for r in range(A.shape[0]):
-            lo, hi = A.indptr[r], A.indptr[r + 1]
-            expr = quicksum(v * xs[c] for c, v in zip(A.indices[lo:hi].tolist(), A.data[lo:hi].tolist()))
-            self._add(m, expr, f.lhs[r], f.rhs[r])
-        for q in f.quadratic:
-            expr = quicksum(v * xs[i] * xs[j] for i, j, v in zip(q.q_i.tolist(), q.q_j.tolist(), q.q_val.tolist())) \
-                + quicksum(v * xs[i] for i, v in zip(q.lin_idx.tolist(), q.lin_val.tolist()))
-            self._add(m, expr, q.lhs, q.rhs)
-        objective = quicksum(v * xs[i] for i, v in enumerate(f.c.tolist()) if v) + f.offset
-        if f.objective_quadratic is not None:       # SCIP wants a linear objective: epigraph variable
-            i, j, w = f.objective_quadratic
-            t = m.addVar(lb=None, ub=None)
-            m.addCons(quicksum(v * xs[a] * xs[b] for a, b, v in zip(i.tolist(), j.tolist(), w.tolist())) <= t)
-            objective = objective + t
-        m.setObjective(objective, "minimize")
-        if f.objective_cutoff is not None:
-            m.addCons(objective <= f.objective_cutoff)
-            m.setParam("limits/solutions", 1)
-        m.setParam("limits/time", max(time_limit - (time.perf_counter() - t0), 0.01))
-        m.setParam("limits/gap", MIP_GAP)
-        m.setParam("numerics/feastol", FEASIBILITY_TOLERANCE)
-        if f.start is not None and not np.isnan(f.start).any():
-            sol = m.createSol()
-            for i, v in enumerate(f.start.tolist()):
-                m.setSolVal(sol, xs[i], v)
-            if f.objective_quadratic is not None:
-                m.setSolVal(sol, t, f.objective_value(f.start) - float(f.c @ f.start) - f.offset)
-            m.addSol(sol, free=True)
-        m.optimize()
-        raw = m.getStatus()
-        has = m.getNSols() > 0
-        status = {"optimal": "optimal", "gaplimit": "optimal", "infeasible": "infeasible"}.get(raw)
-        if status is None:
-            status = "suboptimal" if has else "timeout"
-        x = objective_value = None
-        if has:
-            best = m.getBestSol()
-            x = np.array([m.getSolVal(best, v) for v in xs])
-            objective_value = float(m.getSolObjVal(best))
-        bound = float(m.getDualbound()) if status != "infeasible" else None
-        return SolverOutcome(status, x, objective_value, bound, time.perf_counter() - t0, self.name)
+    def start(self, f: Formulation, time_limit: float, child: bool = True) -> Job:
+        if importlib.util.find_spec("pyscipopt") is None:
+            raise SolverError("PySCIPOpt is not installed (pip install pyscipopt)")
+        return _ScipJob(f, time_limit)
 
-    @staticmethod
-    def _add(m, expr, lhs: float, rhs: float) -> None:
-        if np.isfinite(lhs) and lhs == rhs:
-            m.addCons(expr == float(rhs))
-            return
-        if np.isfinite(lhs):
-            m.addCons(expr >= float(lhs))
-        if np.isfinite(rhs):
-            m.addCons(expr <= float(rhs))
+    def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
+        return self.start(f, time_limit).result()
+
+
+class _ScipJob(ChildJob):
+    def __init__(self, f: Formulation, time_limit: float) -> None:
+        super().__init__("scip", f, time_limit)
+        self.formulation = f
+
+    def result(self) -> SolverOutcome:
+        raw = self.raw()
+        left = self.time_limit - (time.perf_counter() - self.started)
+        if raw["status"] == "crashed" and left > 1.0:
+            retry = ChildJob("scip", self.formulation, left, no_nlp=True).raw()
+            retry["note"] = f"{raw['note']}; re-run without SCIP's NLP heuristics" + (
+                f": {retry['note']}" if "note" in retry else "")
+            raw = retry
+        return _outcome(raw, time.perf_counter() - self.started, self.solver)
 
 
 class HighsBackend:
+    """HiGHS (highspy), linear programmes only (the d0 MILP); in a child process from :data:`CHILD_PROCESS_SIZE`
+    variables on (large presolves can overrun the time limit, and the caller can work meanwhile) or when asked (side
+    by side with another solver), in this process otherwise."""
+
     name = "highs"
 
-    def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
-        try:
-            import highspy
-        except ImportError:
-            raise SolverError("highspy is not installed (pip install highspy)") from None
+    def start(self, f: Formulation, time_limit: float, child: bool = False) -> Job:
+        """Start a solve; in a child process when ``child`` or when ``f`` is large."""
+        if importlib.util.find_spec("highspy") is None:
+            raise SolverError("highspy is not installed (pip install highspy)")
         if not f.is_linear:
             raise SolverError("HiGHS solves linear programmes only; the mixed objective has bilinear Bellman "
                               "constraints: use --solver scip or --solver gurobi")
+        if child or f.n_vars >= CHILD_PROCESS_SIZE:
+            return ChildJob("highs", f, time_limit)
         t0 = time.perf_counter()
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        for option, value in (("time_limit", max(float(time_limit), 0.01)), ("mip_rel_gap", MIP_GAP),
-                              ("threads", 1), ("mip_feasibility_tolerance", FEASIBILITY_TOLERANCE),
-                              ("primal_feasibility_tolerance", FEASIBILITY_TOLERANCE)):
-            h.setOptionValue(option, value)
-        inf = highspy.kHighsInf          # == float("inf"): the formulation's infinite bounds pass as they are
-        lp = highspy.HighsLp()
-        lp.num_col_, lp.num_row_ = f.n_vars, f.A.shape[0]
-        lp.col_cost_, lp.offset_ = f.c, f.offset
-        lp.col_lower_, lp.col_upper_ = f.lb, f.ub
-        lp.row_lower_, lp.row_upper_ = f.lhs, f.rhs
-        A = f.A.tocsc()
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-        if f.binary.any():
-            lp.integrality_ = [highspy.HighsVarType.kInteger if b else highspy.HighsVarType.kContinuous
-                               for b in f.binary]
-        h.passModel(lp)
-        if f.objective_cutoff is not None:
-            h.addRow(-inf, f.objective_cutoff - f.offset, int(np.count_nonzero(f.c)), np.flatnonzero(f.c),
-                     f.c[f.c != 0])
-            h.setOptionValue("mip_max_improving_sols", 1)
-        if f.start is not None and not np.isnan(f.start).any():
-            sol = highspy.HighsSolution()
-            sol.col_value = f.start.tolist()
-            h.setSolution(sol)
-        h.run()
-        ms = h.getModelStatus()
-        info = h.getInfo()
-        has = info.primal_solution_status == 2
-        S = highspy.HighsModelStatus
-        status = {S.kOptimal: "optimal", S.kInfeasible: "infeasible"}.get(ms)
-        if status is None:
-            status = "suboptimal" if has else "timeout"
-        x = np.array(h.getSolution().col_value) if has else None
-        objective = float(info.objective_function_value) if has else None
-        if f.binary.any():
-            bound = float(info.mip_dual_bound) if status != "infeasible" else None
-        else:
-            bound = objective if status == "optimal" else None
-        return SolverOutcome(status, x, objective, bound, time.perf_counter() - t0, self.name)
+        return Job(_outcome(solver_worker.solve("highs", pack(f, time_limit)), time.perf_counter() - t0, self.name))
+
+    def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
+        return self.start(f, time_limit).result()
 
 
 BACKENDS = {"gurobi": GurobiBackend, "scip": ScipBackend, "highs": HighsBackend}

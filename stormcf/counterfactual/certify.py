@@ -134,6 +134,13 @@ class Certificate:
         gap = self.gap()
         return gap is not None and gap <= GAP
 
+    def stages(self) -> dict[str, dict]:
+        """The best checked candidate of every source (stage): ``{source: {d, d0, d1, dinf}}``, for JSON."""
+        out: dict[str, dict] = {}
+        for c in sorted(self.candidates, key=lambda c: (c.weighted, c.distance.dinf), reverse=True):
+            out[c.source] = {"d": c.weighted, "d0": c.distance.d0, "d1": c.distance.d1, "dinf": c.distance.dinf}
+        return out
+
     def lower_sources(self) -> dict[str, dict]:
         """The proven bounds for JSON: ``{norm: {value, source}}``."""
         return {k: {"value": b.value, "source": b.source} for k, b in self.bounds.items()}

@@ -47,6 +47,7 @@ class Formulation:
     objective_quadratic: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     start: np.ndarray | None = None
     objective_cutoff: float | None = None          # only solutions with objective <= this are wanted (ε)
+    tolerance: float = 1e-6                        # primal feasibility tolerance for the solvers
 
     @property
     def n_vars(self) -> int:
@@ -114,7 +115,7 @@ class FormulationBuilder:
         self._ub = [ub]
 
     def build(self, c: np.ndarray, offset: float = 0.0, start: np.ndarray | None = None,
-              objective_quadratic=None, objective_cutoff: float | None = None) -> Formulation:
+              objective_quadratic=None, objective_cutoff: float | None = None, tolerance: float = 1e-6) -> Formulation:
         n = self.n_vars
         if self._rows:
             rows, cols, vals = (np.concatenate(p) for p in zip(*self._rows))
@@ -127,4 +128,4 @@ class FormulationBuilder:
         return Formulation(lb=cat(self._lb), ub=cat(self._ub), binary=cat(self._binary, bool), A=A,
                            lhs=cat(self._lhs), rhs=cat(self._rhs), quadratic=tuple(self._quadratic),
                            c=np.asarray(c, dtype=float), offset=offset, objective_quadratic=objective_quadratic,
-                           start=start, objective_cutoff=objective_cutoff)
+                           start=start, objective_cutoff=objective_cutoff, tolerance=tolerance)

@@ -46,7 +46,8 @@ class CounterfactualResult(Report):
         verification: Storm's check of the property on the DTMC induced by σ*; ``exact``: the same in rational
             arithmetic (with ``exact=True``); ``initial``: Storm's check on σ.
         distance: d0, d1, d∞ between σ and σ*; ``distance_lower_bound``: no valid strategy is closer (weighted);
-            ``lower_bounds``: the proven bound of each norm and the stage that proved it.
+            ``lower_bounds``: the proven bound of each norm and the stage that proved it; ``stages``: the best
+            checked strategy of every stage (the answer is the best of them).
         solver: the stage that found σ*; ``solver_reason``: the plan and why it was chosen.
         optimal_probability: the least (for ``P<=``; largest for ``P>=``) probability any actionable strategy
             achieves (Storm).
@@ -58,7 +59,8 @@ class CounterfactualResult(Report):
     def __init__(self, problem: CounterfactualProblem, status: str, initial: Check | None,
                  optimal_probability: float | None, reason: str, *, candidate: "Candidate | None" = None,
                  solver: str | None = None, gap: float | None = None, distance_lower_bound: float | None = None,
-                 lower_bounds: dict | None = None, sizes: dict | None = None, notes: Sequence[str] = (),
+                 lower_bounds: dict | None = None, stages: dict | None = None, sizes: dict | None = None,
+                 notes: Sequence[str] = (),
                  timings: dict | None = None, time_s: float = 0.0) -> None:
         self.problem, self.status, self.initial = problem, status, initial
         self.optimal_probability, self.solver_reason = optimal_probability, reason
@@ -69,6 +71,7 @@ class CounterfactualResult(Report):
         self.solver = solver or (candidate.source if candidate is not None else "")
         self.gap, self.distance_lower_bound = gap, distance_lower_bound
         self.lower_bounds = lower_bounds or {}
+        self.stages = stages or {}
         self.sizes = sizes or {}
         self._notes = list(notes)
         self.timings = timings or {}
@@ -222,6 +225,7 @@ class CounterfactualResult(Report):
             "distance": None if self.distance is None else self.distance.to_dict(w),
             "distance_lower_bound": self.distance_lower_bound,
             "lower_bounds": self.lower_bounds,
+            "stages": self.stages,
             "changes": self.changes(),
             "solver": self.solver,
             "solver_reason": self.solver_reason,

@@ -150,6 +150,8 @@ def dinf_bisection(enc: Encoding, gamma: float, start: np.ndarray | None, accept
         lo, hi, policy = lower, upper, None
         while hi - lo > RELATIVE_TOLERANCE * hi + 1e-12:
             if deadline.expired:
+                if policy is not None and hi < upper and accept(policy):
+                    upper, best = hi, policy
                 return DinfOutcome(best, upper, lower, radii, timed_out=True)
             mid = 0.5 * (lo + hi)
             r = decide_radius(enc, mid * unit, threshold, values, deadline)

@@ -32,7 +32,7 @@ from ..verify import check_strategy
 from .analysis import Preanalysis, preanalyse
 from .backends import LicenceLimitError
 from .bellman import evaluate
-from .certify import Candidate, Certificate
+from .certify import GAP, Candidate, Certificate
 from .problem import CounterfactualProblem
 from .result import CounterfactualResult, novelty
 from .solvers import d0_stage, dinf_stage, miqcqp_stage
@@ -41,7 +41,11 @@ SOLVERS = ("auto", "gurobi", "scip", "highs")
 #: relative margin of a strict bound P<γ
 STRICT_MARGIN = 1e-9
 #: shares of the remaining time for the stages of a mixed objective (the MIQCQP gets the rest)
-DINF_SHARE, D0_SHARE, POLISH_SHARE = 0.15, 0.6, 0.3
+DINF_SHARE, D0_SHARE, POLISH_SHARE = 0.15, 0.75, 0.5
+#: decimals of the changed probabilities of a strategy that is checked in exact arithmetic
+EXACT_DECIMALS = 9
+#: a solver stage is skipped when less than this is left of the time limit
+MIN_SOLVE_SECONDS = 2.0
 #: the agreement required between a stage's own value of a policy and Storm's (relative)
 AGREEMENT = 1e-6
 
@@ -106,10 +110,10 @@ class _Run:
             with self.deadline.phase("d∞ bisection") as budget:
                 dinf_stage(self, budget)
         elif kind == "d0":
-            name = "highs" if self.solver == "auto" else self.solver
-            reason = f"only d0 counts: heuristics and local search, then the d0 MILP on {name}"
+            on = "SCIP and HiGHS side by side" if self.solver == "auto" else self.solver
+            reason = f"only d0 counts: the d0 MILP on {on}, heuristics and Storm-checked local search"
             with self.deadline.phase("d0") as budget:
-                d0_stage(self, budget, name)
+                d0_stage(self, budget, self.solver)
         elif kind == "dinf":
             reason = self.miqcqp(self.deadline, f"the MIQCQP on {self.solver} as asked (weights 0,0,r∞)")
         else:
@@ -145,6 +149,9 @@ class _Run:
     def miqcqp(self, deadline: Deadline, reason: str) -> str:
         """Run the MIQCQP on the chosen solver; ``auto`` prefers Gurobi and falls back to SCIP (saying why)."""
         weights, eps = self.problem.weights.as_tuple(), self.problem.epsilon
+        if deadline.remaining() < MIN_SOLVE_SECONDS:
+            self.note(f"the MIQCQP was skipped: less than {MIN_SOLVE_SECONDS:g} s of the time limit were left")
+            return reason
         with deadline.phase("MIQCQP") as budget:
             if self.solver != "auto":
                 self.epsilon_outcome(miqcqp_stage(self, budget, self.solver, weights, eps))
@@ -172,8 +179,8 @@ class _Run:
             self.certificate.candidates = found
             return None
         if out is not None and out.status == "infeasible":
-            return (f"the solver proves that no further valid strategy changes a state-action pair the earlier "
-                    f"counterfactuals left unchanged")
+            return ("the solver proves that no further valid strategy changes a state-action pair the earlier "
+                    "counterfactuals left unchanged")
         if self.deadline.expired:
             return "the time limit ran out"
         status = "no solution" if out is None else out.status
@@ -206,12 +213,15 @@ class _Run:
         best = self.exact_best() if self.exact else cert.best
         if best is None:
             return self.result("timeout", None, reason)
-        optimal = cert.optimal and best is cert.best and not self.disagreements
+        gap = cert.gap(best)
+        optimal = gap is not None and gap <= GAP and not self.disagreements
         return self.result("optimal" if optimal else "suboptimal", best, reason)
 
     def exact_best(self) -> Candidate | None:
-        """The best candidate that also holds in exact rational arithmetic (checked best first)."""
+        """The best candidate that also holds in exact rational arithmetic (checked best first), its changed
+        probabilities cut to :data:`EXACT_DECIMALS` decimals when Storm accepts that (see :meth:`short_decimals`)."""
         for c in sorted(self.certificate.candidates, key=lambda c: (c.weighted, c.distance.dinf)):
+            c = self.short_decimals(c) or c
             with self.deadline.phase("exact check"):
                 c.exact = check_strategy(c.strategy, self.problem.property, exact=True,
                                          expected=c.check.value, tolerance=1e-8)
@@ -221,13 +231,34 @@ class _Run:
                       f"({c.exact}); the next best is reported")
         return None
 
+    def short_decimals(self, c: Candidate) -> Candidate | None:
+        """``c`` with the probabilities of its changed states cut to :data:`EXACT_DECIMALS` decimals (the largest
+        of each state absorbs the rest, as the exact reading of a strategy does), if Storm accepts it. Rational
+        arithmetic on short decimals is much faster than on the 17 digits of a solver's floats (the fractions of the
+        solution grow with every digit of the strategy); d moves by at most 1e-9 per changed state."""
+        m = self.problem.model
+        p = np.array(c.strategy.probabilities)
+        rows = np.flatnonzero(np.isin(m.state_of_choice, c.distance.changed_states))
+        scale = 10.0 ** EXACT_DECIMALS
+        cut = np.floor(p[rows] * scale) / scale
+        if np.array_equal(cut, p[rows]):
+            return None
+        p[rows] = cut
+        order = np.lexsort((-p, m.state_of_choice))
+        top = order[m.row_groups[:-1]]
+        changed = np.isin(np.arange(m.n_states), c.distance.changed_states)
+        sums = np.bincount(m.state_of_choice, weights=p, minlength=m.n_states)
+        p[top[changed]] += 1.0 - sums[changed]
+        short = self.accept(p[self.enc.rows], c.source)
+        return short if short is not None and short.weighted <= c.weighted + 1e-6 else None
+
     def result(self, status: str, c: Candidate | None, reason: str) -> CounterfactualResult:
         cert = self.certificate
         lower = cert.lower if c is None else min(cert.lower, c.weighted)
         return CounterfactualResult(
             self.problem, status, self.pre.initial, self.pre.optimal_probability, reason,
             candidate=c, gap=None if c is None else cert.gap(c), distance_lower_bound=lower,
-            lower_bounds=cert.lower_sources(), sizes=self.all_sizes(), notes=self.notes,
+            lower_bounds=cert.lower_sources(), stages=cert.stages(), sizes=self.all_sizes(), notes=self.notes,
             timings=dict(self.deadline.timings), time_s=self.deadline.elapsed())
 
     def all_sizes(self) -> dict:

@@ -62,8 +62,9 @@ def _check_storm(storm_model, prop: Property, exact: bool, n: int) -> CheckResul
             result = stormpy.model_checking(storm_model, formula, environment=env)
             return CheckResult(None, None, _mask(result.get_truth_values_vector(), n))
         if prop.has_bound:
-            qualitative = stormpy.model_checking(storm_model, formula, environment=env)
-            holds = _mask(qualitative.get_truth_values_vector(), n)
+            if not exact:       # exact values decide the bound themselves: one (expensive) rational solve, not two
+                qualitative = stormpy.model_checking(storm_model, formula, environment=env)
+                holds = _mask(qualitative.get_truth_values_vector(), n)
             formula = formula.clone()
             formula.remove_bound()
         result = stormpy.model_checking(storm_model, formula, environment=env)
@@ -72,6 +73,8 @@ def _check_storm(storm_model, prop: Property, exact: bool, n: int) -> CheckResul
     raw = result.get_value_vector()
     if exact:
         fractions = tuple(_fraction(v) for v in raw)
+        if prop.has_bound:
+            holds = np.array([prop.satisfied_by(f) for f in fractions], dtype=bool)
         return CheckResult(np.array([float(f) for f in fractions]), fractions, holds)
     return CheckResult(np.array(raw, dtype=float), None, holds)
 

@@ -3,7 +3,6 @@ Storm builds), random cyclic MDPs, and the slipgrid instance of issue 10 (end co
 import tempfile
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st

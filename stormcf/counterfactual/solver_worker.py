@@ -1,0 +1,151 @@
+"""Run SCIP or HiGHS on a formulation packed as arrays: :func:`solve`, in this process or in a child process
+(``python solver_worker.py SOLVER IN.npz OUT.npz``).
+
+The back ends (:mod:`stormcf.counterfactual.backends`) run SCIP always, and HiGHS on large programmes, as a child
+process, so that a crash inside the solver (SCIP 10's NLP heuristics abort the process with a heap corruption on
+some bilinear programmes) or a solve that overruns its time limit cannot take the command down with it: the parent
+kills the child when the command's deadline has passed and keeps the answers it already has. The script imports
+only numpy and the solver (not stormcf), so it starts quickly. Input and output are ``numpy.savez`` archives of
+the arrays of :func:`backends.pack`; the output holds ``status`` (``optimal``, ``infeasible`` or the solver's own
+word for a stop), ``x`` and ``objective`` when a solution was found, ``bound`` and ``seconds``.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+
+def _constraint(model, expr, lhs: float, rhs: float) -> None:
+    if np.isfinite(lhs) and lhs == rhs:
+        model.addCons(expr == float(rhs))
+        return
+    if np.isfinite(lhs):
+        model.addCons(expr >= float(lhs))
+    if np.isfinite(rhs):
+        model.addCons(expr <= float(rhs))
+
+
+def solve(solver: str, data: dict) -> dict:
+    """Run ``solver`` (``"scip"`` or ``"highs"``) on the packed formulation ``data``."""
+    return _scip(data) if solver == "scip" else _highs(data)
+
+
+def _scip(data: dict) -> dict:
+    from pyscipopt import Model, quicksum
+
+    start = time.perf_counter()
+    m = Model()
+    m.hideOutput()
+    lb, ub, binary = data["lb"], data["ub"], data["binary"]
+    xs = [m.addVar(lb=float(lb[i]), ub=float(ub[i]) if np.isfinite(ub[i]) else None, vtype="B" if binary[i] else "C")
+          for i in range(lb.size)]
+    indptr, indices, values = data["A_indptr"], data["A_indices"], data["A_data"]
+    for r in range(indptr.size - 1):
+        lo, hi = indptr[r], indptr[r + 1]
+        expr = quicksum(v * xs[c] for c, v in zip(indices[lo:hi].tolist(), values[lo:hi].tolist()))
+        _constraint(m, expr, data["lhs"][r], data["rhs"][r])
+    qptr = data["q_ptr"]
+    lptr = data["q_lin_ptr"]
+    for k in range(qptr.size - 1):
+        a, b = qptr[k], qptr[k + 1]
+        c, d = lptr[k], lptr[k + 1]
+        expr = quicksum(v * xs[i] * xs[j] for i, j, v in zip(data["q_i"][a:b].tolist(), data["q_j"][a:b].tolist(),
+                                                               data["q_val"][a:b].tolist())) \
+            + quicksum(v * xs[i] for i, v in zip(data["q_lin_idx"][c:d].tolist(), data["q_lin_val"][c:d].tolist()))
+        _constraint(m, expr, data["q_lhs"][k], data["q_rhs"][k])
+    cost = data["c"]
+    objective = quicksum(float(v) * xs[i] for i, v in enumerate(cost.tolist()) if v) + float(data["offset"])
+    epigraph = None
+    if data["obj_q_i"].size:                        # SCIP wants a linear objective: an epigraph variable
+        epigraph = m.addVar(lb=None, ub=None)
+        m.addCons(quicksum(v * xs[a] * xs[b] for a, b, v in zip(data["obj_q_i"].tolist(), data["obj_q_j"].tolist(),
+                                                                data["obj_q_val"].tolist())) <= epigraph)
+        objective = objective + epigraph
+    m.setObjective(objective, "minimize")
+    if np.isfinite(data["cutoff"]):
+        m.addCons(objective <= float(data["cutoff"]))
+        m.setParam("limits/solutions", 1)
+    m.setParam("limits/time", max(float(data["time_limit"]) - (time.perf_counter() - start), 0.01))
+    m.setParam("limits/gap", float(data["gap"]))
+    m.setParam("numerics/feastol", float(data["feastol"]))
+    m.setParam("nlp/disable", bool(data["no_nlp"]))
+    x0 = data["start"]
+    if x0.size and not np.isnan(x0).any():
+        sol = m.createSol()
+        for i, v in enumerate(x0.tolist()):
+            m.setSolVal(sol, xs[i], v)
+        if epigraph is not None:
+            i, j, w = data["obj_q_i"], data["obj_q_j"], data["obj_q_val"]
+            m.setSolVal(sol, epigraph, float(np.sum(w * x0[i] * x0[j])))
+        m.addSol(sol, free=True)
+    m.optimize()
+    raw = m.getStatus()
+    status = {"optimal": "optimal", "gaplimit": "optimal", "infeasible": "infeasible"}.get(raw, raw)
+    out = {"status": status, "bound": float(m.getDualbound()), "seconds": time.perf_counter() - start}
+    if m.getNSols() > 0:
+        best = m.getBestSol()
+        out["x"] = np.array([m.getSolVal(best, v) for v in xs])
+        out["objective"] = float(m.getSolObjVal(best))
+    return out
+
+
+def _highs(data: dict) -> dict:
+    import highspy
+
+    start = time.perf_counter()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for option, value in (("time_limit", max(float(data["time_limit"]), 0.01)), ("mip_rel_gap", float(data["gap"])),
+                          ("threads", 1), ("mip_feasibility_tolerance", float(data["feastol"])),
+                          ("primal_feasibility_tolerance", float(data["feastol"]))):
+        h.setOptionValue(option, value)
+    lp = highspy.HighsLp()
+    n = data["lb"].size
+    lp.num_col_, lp.num_row_ = n, data["lhs"].size
+    lp.col_cost_, lp.offset_ = data["c"], float(data["offset"])
+    lp.col_lower_, lp.col_upper_ = data["lb"], data["ub"]
+    lp.row_lower_, lp.row_upper_ = data["lhs"], data["rhs"]
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = data["A_indptr"], data["A_indices"], data["A_data"]
+    binary = data["binary"]
+    if binary.any():
+        lp.integrality_ = [highspy.HighsVarType.kInteger if b else highspy.HighsVarType.kContinuous for b in binary]
+    h.passModel(lp)
+    cost = data["c"]
+    if np.isfinite(data["cutoff"]):
+        used = np.flatnonzero(cost)
+        h.addRow(-highspy.kHighsInf, float(data["cutoff"]) - float(data["offset"]), used.size, used, cost[used])
+        h.setOptionValue("mip_max_improving_sols", 1)
+    x0 = data["start"]
+    if x0.size and not np.isnan(x0).any():
+        sol = highspy.HighsSolution()
+        sol.col_value = x0.tolist()
+        h.setSolution(sol)
+    h.run()
+    info = h.getInfo()
+    model_status = h.getModelStatus()
+    status = {highspy.HighsModelStatus.kOptimal: "optimal",
+              highspy.HighsModelStatus.kInfeasible: "infeasible"}.get(model_status, h.modelStatusToString(model_status))
+    out = {"status": status, "seconds": time.perf_counter() - start}
+    has = info.primal_solution_status == 2
+    if has:
+        out["x"] = np.array(h.getSolution().col_value)[:n]
+        out["objective"] = float(info.objective_function_value)
+    if binary.any():
+        out["bound"] = float(info.mip_dual_bound)
+    elif status == "optimal":
+        out["bound"] = out["objective"]
+    return out
+
+
+def main() -> None:
+    solver, source, target = sys.argv[1], sys.argv[2], sys.argv[3]
+    with np.load(source) as archive:
+        data = {k: archive[k] for k in archive.files}
+    np.savez(target, **solve(solver, data))
+
+
+if __name__ == "__main__":
+    main()

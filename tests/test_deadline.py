@@ -1,0 +1,71 @@
+"""stormcf.deadline: one time budget per command, sub-budgets that never outlive it, phase timings."""
+import math
+
+import pytest
+
+from stormcf.deadline import Deadline
+from stormcf.errors import StormcfError, TimeLimitReached
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_remaining_expiry_and_budget():
+    clock = Clock()
+    d = Deadline(10, clock=clock)
+    assert d.remaining() == 10 and not d.expired and d.limited
+    clock.now += 4
+    assert d.remaining() == 6 and d.elapsed() == 4 and d.budget() == 6 and d.budget(at_most=2) == 2
+    clock.now += 7
+    assert d.expired and d.remaining() == 0 and d.budget() == 0.01
+    with pytest.raises(TimeLimitReached, match="time limit of 10 s was reached during the d0 MILP"):
+        d.check("the d0 MILP")
+
+
+def test_sub_budgets_end_no_later_than_their_parent():
+    clock = Clock()
+    d = Deadline(100, clock=clock)
+    clock.now += 20
+    quarter = d.sub(fraction=0.25)
+    assert quarter.remaining() == 20                      # a quarter of the 80 s left
+    assert d.sub(seconds=500).remaining() == 80           # capped by the parent
+    inner = quarter.sub(seconds=5)
+    clock.now += 6
+    assert inner.expired and not quarter.expired and not d.expired
+
+
+def test_phases_record_their_time_in_the_shared_timings():
+    clock = Clock()
+    d = Deadline(60, clock=clock)
+    with d.phase("pre-analysis"):
+        clock.now += 1.5
+    with d.phase("solve", fraction=0.5) as budget:
+        assert budget.remaining() == pytest.approx(29.25)
+        with budget.phase("storm check"):
+            clock.now += 2
+        clock.now += 1
+    assert dict(d.timings) == {"pre-analysis": 1.5, "storm check": 2, "solve": 3}
+
+
+def test_a_sub_budget_ends_when_its_predicate_says_so():
+    clock, done = Clock(), []
+    d = Deadline(60, clock=clock)
+    heuristics = d.sub(fraction=0.5, until=lambda: bool(done))
+    inner = heuristics.sub(seconds=10)
+    assert not heuristics.expired and not inner.expired
+    done.append(True)
+    assert heuristics.expired and inner.expired and not d.expired
+
+
+def test_unlimited_and_invalid():
+    d = Deadline()
+    assert not d.limited and d.remaining() == math.inf and not d.expired and d.budget(at_most=3) == 3
+    assert Deadline.of(d) is d and Deadline.of(5).seconds == pytest.approx(5)
+    for bad in (0, -1, float("nan")):
+        with pytest.raises(StormcfError, match="time limit must be a positive number"):
+            Deadline(bad)
