@@ -179,7 +179,8 @@ def preanalyse(problem: CounterfactualProblem, deadline: Deadline | None = None)
     values, rows = storm.reach_values(mc, one, "min", scheduler=True)
     pmin = float(values[mc.initial_state])
     witness = actionable.lift(rows, problem.strategy)
-    check = check_strategy(witness, problem.property)
+    expected = 1.0 - pmin if complemented else pmin           # Storm's Pmin, again on the DTMC of its scheduler
+    check = check_strategy(witness, problem.property, expected=expected, tolerance=1e-6 * expected + 1e-10)
     pre = Preanalysis(problem, initial, actionable, one, zero, gamma, pmin, witness if check.holds else None, check,
                       None, complemented=complemented)
     if initial.holds:

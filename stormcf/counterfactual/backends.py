@@ -7,8 +7,8 @@
 - :class:`HighsBackend`: highspy, linear programmes only (the d0 MILP), no size limit.
 
 All run on one thread with a relative gap of 1e-4 and the formulation's feasibility tolerance (1e-3·γ, between 1e-9
-and 1e-6: :func:`programs.tolerance`; the encodings' answers are re-checked by Storm anyway). Status: ``optimal``; ``suboptimal`` (a solution, not proven optimal: time or
-solution limit); ``infeasible``; ``timeout`` (no solution within the limit); ``crashed`` (SCIP's process died).
+and 1e-6: :func:`programs.tolerance`; the encodings' answers are re-checked by Storm anyway). Status: ``optimal``;
+``suboptimal`` (a solution, not proven optimal: time or solution limit); ``infeasible``; ``timeout`` (no solution within the limit); ``crashed`` (SCIP's process died).
 """
 from __future__ import annotations
 
@@ -149,7 +149,8 @@ def pack(f: Formulation, time_limit: float, no_nlp: bool = False) -> dict[str, n
             "q_i": cat([q.q_i for q in quad], np.int64), "q_j": cat([q.q_j for q in quad], np.int64),
             "q_val": cat([q.q_val for q in quad], float), "q_lin_ptr": sizes([q.lin_val for q in quad]),
             "q_lin_idx": cat([q.lin_idx for q in quad], np.int64), "q_lin_val": cat([q.lin_val for q in quad], float),
-            "q_lhs": np.array([q.lhs for q in quad], dtype=float), "q_rhs": np.array([q.rhs for q in quad], dtype=float),
+            "q_lhs": np.array([q.lhs for q in quad], dtype=float),
+            "q_rhs": np.array([q.rhs for q in quad], dtype=float),
             "obj_q_i": np.asarray(obj_i, dtype=np.int64), "obj_q_j": np.asarray(obj_j, dtype=np.int64),
             "obj_q_val": np.asarray(obj_w, dtype=float),
             "cutoff": np.float64(np.inf if f.objective_cutoff is None else f.objective_cutoff),

@@ -252,8 +252,9 @@ def miqcqp_program(enc: Encoding, gamma: float, weights: tuple[float, float, flo
             diversity.fill_start(x0, enc, start)
     x_rows = -np.ones(enc.rows.size, dtype=np.int64)
     x_rows[F] = x
-    return Program(fb.build(c, offset=offset, start=x0, objective_quadratic=objective_quadratic, tolerance=tolerance(gamma),
-                            objective_cutoff=epsilon), x_rows, binary_rows=False)
+    formulation = fb.build(c, offset=offset, start=x0, objective_quadratic=objective_quadratic,
+                           objective_cutoff=epsilon, tolerance=tolerance(gamma))
+    return Program(formulation, x_rows, binary_rows=False)
 
 
 def _bilinear_bellman(fb: FormulationBuilder, enc: Encoding, p, x, q, F, has_q) -> None:

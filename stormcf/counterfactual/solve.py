@@ -30,9 +30,10 @@ from ..reachability import can_reach
 from ..strategy import Strategy
 from ..verify import check_strategy
 from .analysis import Preanalysis, preanalyse
-from .backends import LicenceLimitError
+from .backends import LicenceLimitError, backend
 from .bellman import evaluate
 from .certify import GAP, Candidate, Certificate
+from .programs import miqcqp_program
 from .problem import CounterfactualProblem
 from .result import CounterfactualResult, novelty
 from .solvers import d0_stage, dinf_stage, miqcqp_stage
@@ -91,7 +92,8 @@ class _Run:
     def adopt(self, probs: np.ndarray, source: str, check) -> Candidate | None:
         strategy = self.strategy_of(probs)
         distance = strategy_distance(self.problem.strategy, strategy)
-        c = Candidate(probs, source, strategy, check, None, distance, distance.weighted(*self.problem.weights.as_tuple()))
+        weighted = distance.weighted(*self.problem.weights.as_tuple())
+        c = Candidate(probs, source, strategy, check, None, distance, weighted)
         if not c.valid:
             self.rejected[source] += 1
             return None
@@ -102,7 +104,8 @@ class _Run:
     def solve(self) -> CounterfactualResult:
         kind = self.problem.weights.kind
         if self.problem.strict:
-            self.note(f"the strict bound {self.problem.property.comparison} is solved as P<=γ·(1 - {STRICT_MARGIN:g})")
+            self.note(f"the strict bound {self.problem.property.comparison} is solved as "
+                      f"P<=γ·(1 - {STRICT_MARGIN:g})")
         if self.pre.witness is not None:
             self.adopt(self.pre.witness.probabilities[self.enc.rows], "Storm's Pmin scheduler", self.pre.witness_check)
         if kind == "dinf" and self.solver in ("auto", "highs"):
@@ -125,6 +128,9 @@ class _Run:
             raise SolverError("HiGHS solves only the linear special cases (--weights r0,0,0 and 0,0,r∞); the "
                               "mixed objective needs a non-convex MIQCQP solver: --solver gurobi or scip")
         w = self.problem.weights
+        if self.solver == "gurobi":       # a licence too small for the MIQCQP is the user's error: say so at once
+            probe = miqcqp_program(self.enc, self.gamma, w.as_tuple()).formulation
+            backend("gurobi").solve(probe, 0.01)
         with self.deadline.phase("d∞ bisection", fraction=DINF_SHARE) as budget:
             dinf_stage(self, budget)
         if w.r0 > 0:
@@ -385,8 +391,8 @@ def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_we
         if why is not None:
             first.notes.append(f"only {len(found)} of {n} diverse counterfactuals: {why}")
             break
-        result = run.finish(f"the MIQCQP of d - λ·det(K) with λ = {diversity_weight:g}, changing a state-action pair "
-                            f"no earlier counterfactual changed")
+        result = run.finish(f"the MIQCQP of d - λ·det(K) with λ = {diversity_weight:g}, changing a state-action "
+                            f"pair no earlier counterfactual changed")
         result.status = "feasible" if result.strategy is not None else result.status
         result.gap = result.distance_lower_bound = None
         result.novelty = novelty(result, found)

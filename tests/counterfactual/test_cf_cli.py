@@ -92,7 +92,7 @@ def test_gurobi_licence_limit_is_named_and_auto_falls_back_to_scip(capsys, tmp_p
     from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
     model = stormcf.load_model(GRID, constants="N=8")
     problem = CounterfactualProblem(stormcf.Strategy.uniform(model), 'P<=0.5 [F "trap"]')
-    r = solve_counterfactual(problem, time_limit=4)
+    r = solve_counterfactual(problem, time_limit=30)
     assert "on SCIP because the instance" in r.solver_reason and "size-limited Gurobi licence" in r.solver_reason
     assert r.status in ("optimal", "suboptimal") and r.verification.holds
     if r.status == "suboptimal":
