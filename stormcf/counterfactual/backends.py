@@ -4,7 +4,8 @@
   licence (about 2,000 variables and constraints); :class:`LicenceLimitError` says so when an instance is larger.
 - :class:`ScipBackend`: PySCIPOpt, open source, no size limit, spatial branch-and-bound for bilinear constraints; run
   in a child process (a SCIP crash or overrun cannot take the command down).
-- :class:`HighsBackend`: highspy, linear programmes only (the d0 MILP), no size limit.
+- :class:`HighsBackend`: highspy (or scipy's HiGHS, always installed), linear programmes only (the d0 MILP), no
+  size limit.
 
 All run on one thread with a relative gap of 1e-4 and the formulation's feasibility tolerance (1e-3·γ, between 1e-9
 and 1e-6: :func:`programs.tolerance`; the encodings' answers are re-checked by Storm anyway). Status: ``optimal``;
@@ -160,13 +161,17 @@ def pack(f: Formulation, time_limit: float, no_nlp: bool = False) -> dict[str, n
 
 
 class Job:
-    """A solve under way: :meth:`done` (without waiting), :meth:`result` (waits, at most until the time limit)."""
+    """A solve under way: :meth:`done` (without waiting), :meth:`due` (done, or its time limit has passed, so that
+    :meth:`result` returns at once), :meth:`result` (waits, at most until the time limit)."""
 
     def __init__(self, outcome: SolverOutcome | None = None) -> None:
         self._outcome = outcome
 
     def done(self) -> bool:
         return True
+
+    def due(self) -> bool:
+        return self.done()
 
     def result(self) -> SolverOutcome:
         return self._outcome
@@ -192,6 +197,9 @@ class ChildJob(Job):
 
     def done(self) -> bool:
         return self._process.poll() is not None
+
+    def due(self) -> bool:
+        return self.done() or time.perf_counter() - self.started >= self.time_limit
 
     def cancel(self) -> None:
         if self._process.poll() is None:
@@ -264,7 +272,8 @@ class _ScipJob(ChildJob):
 
 
 class HighsBackend:
-    """HiGHS (highspy), linear programmes only (the d0 MILP); in a child process from :data:`CHILD_PROCESS_SIZE`
+    """HiGHS (highspy, or scipy's bundled HiGHS when highspy is not installed), linear programmes only (the d0
+    MILP); in a child process from :data:`CHILD_PROCESS_SIZE`
     variables on (large presolves can overrun the time limit, and the caller can work meanwhile) or when asked (side
     by side with another solver), in this process otherwise."""
 
@@ -272,8 +281,6 @@ class HighsBackend:
 
     def start(self, f: Formulation, time_limit: float, child: bool = False) -> Job:
         """Start a solve; in a child process when ``child`` or when ``f`` is large."""
-        if importlib.util.find_spec("highspy") is None:
-            raise SolverError("highspy is not installed (pip install highspy)")
         if not f.is_linear:
             raise SolverError("HiGHS solves linear programmes only; the mixed objective has bilinear Bellman "
                               "constraints: use --solver scip or --solver gurobi")
@@ -287,6 +294,11 @@ class HighsBackend:
 
 
 BACKENDS = {"gurobi": GurobiBackend, "scip": ScipBackend, "highs": HighsBackend}
+
+
+def available(name: str) -> bool:
+    """Whether the back end's package is installed (HiGHS always is, through scipy)."""
+    return name == "highs" or importlib.util.find_spec({"gurobi": "gurobipy", "scip": "pyscipopt"}[name]) is not None
 
 
 def backend(name: str):

@@ -28,9 +28,9 @@ from ..distance import strategy_distance
 from ..errors import SolverError, TimeLimitReached
 from ..reachability import can_reach
 from ..strategy import Strategy
-from ..verify import check_strategy
+from ..verify import Check, check_strategy
 from .analysis import Preanalysis, preanalyse
-from .backends import LicenceLimitError, backend
+from .backends import LicenceLimitError, available, backend
 from .bellman import evaluate
 from .certify import GAP, Candidate, Certificate
 from .programs import miqcqp_program
@@ -89,7 +89,7 @@ class _Run:
             self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
         return self.adopt(probs, source, check)
 
-    def adopt(self, probs: np.ndarray, source: str, check) -> Candidate | None:
+    def adopt(self, probs: np.ndarray, source: str, check: Check) -> Candidate | None:
         strategy = self.strategy_of(probs)
         distance = strategy_distance(self.problem.strategy, strategy)
         weighted = distance.weighted(*self.problem.weights.as_tuple())
@@ -108,6 +108,9 @@ class _Run:
                       f"P<=γ·(1 - {STRICT_MARGIN:g})")
         if self.pre.witness is not None:
             self.adopt(self.pre.witness.probabilities[self.enc.rows], "Storm's Pmin scheduler", self.pre.witness_check)
+        if self.pre.witness_check.agrees is False:
+            self.disagreements.append(f"Storm's Pmin scheduler: {self.pre.witness_check.value!r} on its DTMC, "
+                                      f"Pmin = {self.pre.witness_check.expected!r}")
         if kind == "dinf" and self.solver in ("auto", "highs"):
             reason = "only d∞ counts: exact bisection with robust policy iteration, no optimisation solver needed"
             with self.deadline.phase("d∞ bisection") as budget:
@@ -162,11 +165,17 @@ class _Run:
             if self.solver != "auto":
                 self.epsilon_outcome(miqcqp_stage(self, budget, self.solver, weights, eps))
                 return reason + f", on {self.solver}"
-            try:
-                self.epsilon_outcome(miqcqp_stage(self, budget, "gurobi", weights, eps))
-                return reason + ", on Gurobi (NonConvex=2)"
-            except LicenceLimitError as err:
-                why = str(err).split(";")[0]
+            why = "gurobipy is not installed"
+            if available("gurobi"):
+                try:
+                    self.epsilon_outcome(miqcqp_stage(self, budget, "gurobi", weights, eps))
+                    return reason + ", on Gurobi (NonConvex=2)"
+                except LicenceLimitError as err:
+                    why = str(err).split(";")[0]
+            if not available("scip"):
+                self.note("no MIQCQP solver is installed (pip install gurobipy or pyscipopt): the answer is the "
+                          "best strategy of the special cases")
+                return reason
             self.epsilon_outcome(miqcqp_stage(self, budget, "scip", weights, eps))
             return reason + f", on SCIP because {why}"
 
@@ -175,9 +184,9 @@ class _Run:
         weights = self.problem.weights.as_tuple()
         name = "MIQCQP with diversity"
         with self.deadline.phase("diverse MIQCQP") as budget:
+            first = self.solver if self.solver != "auto" else ("gurobi" if available("gurobi") else "scip")
             try:
-                out = miqcqp_stage(self, budget, "gurobi" if self.solver == "auto" else self.solver, weights,
-                                   diversity=term, name=name)
+                out = miqcqp_stage(self, budget, first, weights, diversity=term, name=name)
             except LicenceLimitError:
                 out = miqcqp_stage(self, budget, "scip", weights, diversity=term, name=name)
         found = [c for c in self.certificate.candidates if c.source.startswith(name)]

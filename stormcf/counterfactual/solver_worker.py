@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -92,8 +93,10 @@ def _scip(data: dict) -> dict:
 
 
 def _highs(data: dict) -> dict:
-    import highspy
-
+    try:
+        import highspy
+    except ImportError:                             # HiGHS as bundled with scipy (always installed)
+        return _scipy_milp(data)
     start = time.perf_counter()
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -135,6 +138,33 @@ def _highs(data: dict) -> dict:
         out["objective"] = float(info.objective_function_value)
     if binary.any():
         out["bound"] = float(info.mip_dual_bound)
+    elif status == "optimal":
+        out["bound"] = out["objective"]
+    return out
+
+
+def _scipy_milp(data: dict) -> dict:
+    """HiGHS through ``scipy.optimize.milp`` (no warm start, no cutoff row)."""
+    import scipy.sparse as sp
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    start = time.perf_counter()
+    n = data["lb"].size
+    A = sp.csr_matrix((data["A_data"], data["A_indices"], data["A_indptr"]), shape=(data["lhs"].size, n))
+    with warnings.catch_warnings():                 # the tolerance goes to HiGHS verbatim, as intended
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = milp(data["c"], integrality=data["binary"].astype(int), bounds=Bounds(data["lb"], data["ub"]),
+                      constraints=LinearConstraint(A, data["lhs"], data["rhs"]),
+                      options={"time_limit": max(float(data["time_limit"]), 0.01), "mip_rel_gap": float(data["gap"]),
+                               "primal_feasibility_tolerance": float(data["feastol"])})
+    status = {0: "optimal", 2: "infeasible"}.get(result.status, result.message)
+    out = {"status": status, "seconds": time.perf_counter() - start}
+    if result.x is not None:
+        out["x"] = np.asarray(result.x)
+        out["objective"] = float(result.fun) + float(data["offset"])
+    bound = getattr(result, "mip_dual_bound", None)
+    if data["binary"].any() and bound is not None and np.isfinite(bound):
+        out["bound"] = float(bound) + float(data["offset"])
     elif status == "optimal":
         out["bound"] = out["objective"]
     return out

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..deadline import Deadline
 from .analysis import Encoding
-from .backends import SolverOutcome, backend
+from .backends import SolverOutcome, available, backend
 from .bellman import evaluate, q_values
 from .certify import Candidate, Certificate
 from .greedy import greedy_d0, improve_d0
@@ -81,18 +81,17 @@ def dinf_stage(ctx: Context, deadline: Deadline, scope: np.ndarray | None = None
 def d0_stage(ctx: Context, deadline: Deadline, backend_name: str = "auto") -> None:
     """The optimal d0 (module docstring). ``auto`` runs SCIP and HiGHS side by side in child processes and stops the
     other when one proves optimality (SCIP solves the d0 MILPs of the 10k- and 30k-state process models in seconds,
-    HiGHS the 15k one faster); a named back end runs alone while heuristics and local search work in this
-    process."""
+    HiGHS the 15k one faster); a named back end runs alone. The greedy heuristic and local search work in this
+    process until the first solver ends."""
     enc, gamma, cert = ctx.enc, ctx.gamma, ctx.certificate
     cert.prove("d0", 1.0, "Storm (σ violates the bound)")
     best = cert.best_by("d0")
     program = d0_program(enc, gamma, None if best is None else best.probs)
     ctx.sizes["encoded"] = program.formulation.sizes()
-    names = PORTFOLIO if backend_name == "auto" else (backend_name,)
+    names = tuple(n for n in PORTFOLIO if available(n)) if backend_name == "auto" else (backend_name,)
     jobs = {name: backend(name).start(program.formulation, deadline.budget(), child=len(names) > 1) for name in names}
-    if len(jobs) == 1:
-        with deadline.phase("d0 heuristics", until=jobs[backend_name].done) as budget:
-            _d0_heuristics(ctx, budget)
+    with deadline.phase("d0 heuristics", until=lambda: any(job.done() for job in jobs.values())) as budget:
+        _d0_heuristics(ctx, budget)
     with deadline.phase("d0 MILP"):
         outcomes = _first_optimal(jobs)
     for name, out in outcomes.items():
@@ -104,11 +103,12 @@ def d0_stage(ctx: Context, deadline: Deadline, backend_name: str = "auto") -> No
 
 
 def _first_optimal(jobs: dict) -> dict[str, SolverOutcome]:
-    """Wait for the jobs; as soon as one ends optimal, stop the others. The outcomes of those that ended."""
+    """Wait for the jobs; as soon as one ends optimal, stop the others. The outcomes of those that ended (a job
+    that overruns its time limit, as SCIP can in presolve, is stopped then)."""
     outcomes: dict[str, SolverOutcome] = {}
     while len(outcomes) < len(jobs):
         for name, job in jobs.items():
-            if name not in outcomes and (job.done() or len(jobs) == 1):
+            if name not in outcomes and (job.due() or len(jobs) == 1):
                 outcomes[name] = job.result()
         if any(o.status == "optimal" for o in outcomes.values()):
             for name, job in jobs.items():

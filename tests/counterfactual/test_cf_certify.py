@@ -61,3 +61,22 @@ def test_process_model_mixed_claims_only_what_is_proven():
     assert r.weighted_distance < 424.2
     assert r.distance_lower_bound <= r.weighted_distance
     assert r.gap <= (GAP if r.status == "optimal" else 0.01)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_scipy_highs_fallback_agrees_with_highspy_on_the_d0_milp(seed):
+    """Without highspy (a core install), the d0 MILP runs on scipy's bundled HiGHS: same optimum, proven bound."""
+    pytest.importorskip("highspy")
+    from stormcf.counterfactual.analysis import preanalyse
+    from stormcf.counterfactual.backends import pack
+    from stormcf.counterfactual.programs import d0_program
+    from stormcf.counterfactual.solver_worker import _highs, _scipy_milp
+
+    model = process_mdp(200, seed=seed)
+    pre = preanalyse(CounterfactualProblem(stormcf.Strategy.random(model, seed), 'P<=0.4 [F "negative"]'))
+    assert pre.status is None
+    data = pack(d0_program(pre.encoding, 0.4).formulation, time_limit=60)
+    ours, theirs = _scipy_milp(data), _highs(data)
+    assert ours["status"] == theirs["status"] == "optimal"
+    assert ours["objective"] == pytest.approx(theirs["objective"], abs=1e-6)
+    assert ours["bound"] <= ours["objective"] + 1e-6
