@@ -83,7 +83,11 @@ def test_dinf_bisection_equals_the_miqcqp(mdp):
     assert exact.status == "optimal"
     for solver in ("gurobi", "scip"):
         r = solve_counterfactual(problem, solver=solver, time_limit=30)
-        assert r.distance.dinf == pytest.approx(exact.distance.dinf, abs=1e-4)
+        # an optimal MIQCQP answer equals the bisection's; when Storm rejects the solver's solutions (values within
+        # its tolerance of γ on cyclic models) the answer is another checked strategy, reported suboptimal
+        if r.status == "optimal":
+            assert r.distance.dinf == pytest.approx(exact.distance.dinf, abs=1e-4)
+        assert r.verification.holds and r.distance.dinf >= exact.distance.dinf - 1e-9
         # the MIQCQP's proven bound never exceeds the bisection's optimum; near the jumps of V_δ (end components)
         # a spatial branch-and-bound may not close its gap: then it says so
         assert r.distance_lower_bound <= exact.distance.dinf + 1e-9
