@@ -35,6 +35,11 @@ class PathError(StormcfError):
     """An observed path is malformed or inconsistent with the model (the message names the step)."""
 
 
+class OptionError(StormcfError):
+    """An analysis option has an unknown or out-of-range value (a method or estimator name, a sample count, a size
+    too large for the model or the memory, ...)."""
+
+
 class SolverError(StormcfError):
     """No solver can handle the instance (missing package, licence too small, ...)."""
 

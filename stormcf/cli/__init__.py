@@ -40,7 +40,10 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:                    # usage errors (exit 2, one line) and --help/--version (0)
+        return int(done.code or 0)
     try:
         return int(args.run(args) or 0)
     except StormcfError as err:

@@ -46,7 +46,9 @@ def test_json_keys_and_values(capsys, tmp_path):
     first = data["policy"][0]
     assert first == {**first, "t": 0, "state": {"s": 0}, "l": 0, "action": "a0", "change": True, "probability": 1.0}
     assert sum(e["probability"] for e in data["policy"] if e["t"] == 2) == pytest.approx(1.0)
-    assert data["verification"]["value"] == pytest.approx(data["value_dp"])
+    checks = {c["name"]: c for c in data["checks"]}
+    assert checks["policy"]["value"] == data["value"] and checks["policy"]["expected"] == pytest.approx(data["value_dp"])
+    assert checks["policy"]["agrees"] is True and data["command"] == "explain-path" and data["schema"] == "stormcf/1"
 
 
 def test_json_to_stdout_and_mc(capsys):
@@ -54,7 +56,7 @@ def test_json_to_stdout_and_mc(capsys):
                        "--mc-samples", "400", "--json", "-", "--minimize")
     data = json.loads(out)
     assert code == 0 and data["estimator"] == {"name": "mc", "samples": 400, "seed": 0}
-    assert data["direction"] == "minimize" and data["value"] == 3.0
+    assert data["optimization"] == "minimize" and data["value"] == 3.0 and data["approximate"] is True
 
 
 def test_pins_and_forbid(capsys):
@@ -64,14 +66,15 @@ def test_pins_and_forbid(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--k", "-1"], "k must be >= 0"),
+    (["--k", "-1"], "argument --k: expected an integer >= 0, got -1"),
     (["--k", "1", "--k-max", "0"], "k_max"),
     (["--k", "1", "--pin", "7:coin"], "pin 7:coin"),
     (["--k", "1", "--pin", "one:coin"], "bad pin 'one:coin'"),
     (["--k", "1", "--pin", "0:pill"], "'pill' is not an action"),
     (["--k", "1", "--reward", "wealth"], 'unknown reward model "wealth"'),
-    (["--k", "1", "--mc-samples", "0", "--estimator", "mc"], "at least 1 sample"),
-    (["--k", "1", "--explanations", "-5"], "sampled explanations"),
+    (["--k", "1", "--mc-samples", "0", "--estimator", "mc"], "argument --mc-samples: expected a positive integer"),
+    (["--k", "1", "--explanations", "-5"], "argument --explanations: expected an integer >= 0"),
+    (["--k", "1", "--seed", "-1"], "argument --seed: expected an integer >= 0"),
     (["--k", "0", "--pin", "1:drug"], "no counterfactual policy with at most k = 0 changes"),
 ])
 def test_bad_parameters(capsys, argv, message):
