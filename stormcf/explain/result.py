@@ -99,15 +99,13 @@ class ExplanationResult(Report):
         return {
             "reward_model": p.reward_name,
             "optimization": p.optimization.word,
-            "horizon": p.T,
+            "path": {"horizon": p.T, "actions": p.path.actions, "outcome": self.observed_outcome},
             "k": p.k,
             "k_max": p.k_max,
             "estimator": {"name": p.estimator, **({"samples": p.samples, "seed": p.seed} if p.estimator == "mc"
                                                    else {})},
             "pins": {str(t): a for t, a in sorted(p.pins.items())},
             "forbidden": sorted(p.forbidden),
-            "observed_actions": p.path.actions,
-            "observed_outcome": self.observed_outcome,
             "value": self.value,
             "value_dp": self.value_dp,
             "values_by_k": {str(k): v for k, v in self.values_by_k().items()},
@@ -163,7 +161,7 @@ class ExplanationResult(Report):
             out.append(f"  t={e['t']}  {e['state_name']}  l={e['l']}  p={format_value(e['probability'])}: "
                        f"{e['observed_action']} -> {e['action']}")
         if len(changes) > limit:
-            out.append(f"  ... {len(changes) - limit} more (see --json)")
+            out.append(f"  ... {len(changes) - limit} more (see the JSON output)")
         return out
 
 
@@ -175,7 +173,7 @@ def _summary_lines(s: ExplanationSummary, p: ExplanationProblem, limit: int) -> 
     for e in s.explanations[:limit]:
         out.append(f"  {100 * e.frequency:6.2f}%   {format_value(e.mean_outcome):<11}  {e.changes_text()}")
     if len(s.explanations) > limit:
-        out.append(f"  ... {len(s.explanations) - limit} more (see --json)")
+        out.append(f"  ... {len(s.explanations) - limit} more (see the JSON output)")
     out.append(f"  observed sequence: {100 * s.observed_frequency:.2f}%;  sample mean outcome "
                f"{format_value(s.mean_outcome)} ± {format_value(s.standard_error)} (standard error)")
     out.append("per-step change frequency: " + "  ".join(f"{t}: {100 * f:.3g}%" for t, f in
@@ -191,7 +189,7 @@ def _summary_lines(s: ExplanationSummary, p: ExplanationProblem, limit: int) -> 
     for e in s.explanations[:limit]:
         out.append(f"  {100 * e.frequency:6.2f}%   {format_value(e.mean_outcome):<11}  {e.changes_text()}")
     if len(s.explanations) > limit:
-        out.append(f"  ... {len(s.explanations) - limit} more (see --json)")
+        out.append(f"  ... {len(s.explanations) - limit} more (see the JSON output)")
     out.append(f"  observed sequence: {100 * s.observed_frequency:.2f}%;  sample mean outcome "
                f"{format_value(s.mean_outcome)} ± {format_value(s.standard_error)} (standard error)")
     out.append("per-step change frequency: " + "  ".join(f"{t}: {100 * f:.3g}%" for t, f in

@@ -114,9 +114,8 @@ class ICFMDPResult(Report):
     def payload(self) -> dict[str, Any]:
         p, ic = self.problem, self.icfmdp
         out: dict[str, Any] = {
-            "path": {"horizon": ic.T, "observed_reward": self.observed_reward,
-                     "observed_actions": p.path.actions},
-            "reward": p.reward_name, "optimization": p.optimization.word,
+            "reward_model": p.reward_name, "optimization": p.optimization.word,
+            "path": {"horizon": ic.T, "actions": p.path.actions, "outcome": self.observed_reward},
             "icfmdp": {"assumptions": p.assumptions, "bounds": p.bounds, **ic.to_dict(),
                        "mean_bound_width": ic.mean_bound_width()},
             "worst_case_value": self.worst_case_value, "policy": policy_to_dict(self.robust),

@@ -36,9 +36,9 @@ def test_json_keys_and_values(capsys, tmp_path):
                        "--k-max", "3", "--json", str(out_file), "--seed", "4")
     assert code == 0 and "h(s0, T, k)" in out
     data = json.loads(out_file.read_text())
-    for key in ("observed_outcome", "value", "values_by_k", "improvement", "explanations", "policy", "timings"):
+    for key in ("path", "value", "values_by_k", "improvement", "explanations", "policy", "timings"):
         assert key in data
-    assert data["observed_outcome"] == 2 and data["value"] == pytest.approx(514 / 81, rel=1e-9)
+    assert data["path"]["outcome"] == 2 and data["value"] == pytest.approx(514 / 81, rel=1e-9)
     assert [data["values_by_k"][str(k)] for k in range(4)] == pytest.approx([2, 368 / 81, 514 / 81, 574 / 81])
     assert data["improvement"] == pytest.approx(514 / 81 - 2)
     assert {tuple(e["actions"]) for e in data["explanations"]["explanations"]} == {
