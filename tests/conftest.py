@@ -41,3 +41,15 @@ def reference_instances() -> Path:
     folder = SHARED / "data" / "reference-instances"
     assert folder.is_dir(), f"reference instances not found at {folder} (set STORMCF_SHARED)"
     return folder
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run the command line in-process: ``cli("check", MODEL, ...)`` -> (exit code, stdout, stderr)."""
+    from stormcf.cli import main
+
+    def run(*argv):
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+    return run

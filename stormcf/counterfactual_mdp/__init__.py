@@ -8,13 +8,13 @@ explanations, seed 001).
 from .backward import (TIE_TOLERANCE, Policy, PolicyWeights, evaluate, group_argmax, group_sum, interval_expectation,
                        occupancy, optimal_policy, reachable)
 from .gumbel import ESTIMATORS, counterfactual_transitions, exact_rows, gumbel_cfmdp, mc_rows, posterior_noise
-from .model import (LAYERS, ChoiceRule, CounterfactualMDP, Step, all_choices, build_cfmdp, nominal_rows,
-                    observed_entry, observed_steps)
+from .model import (LAYERS, ChoiceRule, CounterfactualMDP, Step, all_choices, build_cfmdp, observed_entry,
+                    observed_steps)
 from .sampling import SampledPaths, sample_cfmdp, sample_paths
 from .unrolled import UnrolledModel, unroll
 
 __all__ = ["ESTIMATORS", "LAYERS", "TIE_TOLERANCE", "ChoiceRule", "CounterfactualMDP", "Policy", "PolicyWeights",
            "SampledPaths", "Step", "UnrolledModel", "all_choices", "build_cfmdp", "counterfactual_transitions",
            "evaluate", "exact_rows", "group_argmax", "group_sum", "gumbel_cfmdp", "interval_expectation", "mc_rows",
-           "nominal_rows", "observed_entry", "observed_steps", "occupancy", "optimal_policy", "posterior_noise",
+           "observed_entry", "observed_steps", "occupancy", "optimal_policy", "posterior_noise",
            "reachable", "sample_cfmdp", "sample_paths", "unroll"]

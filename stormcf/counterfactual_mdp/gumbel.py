@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from ..errors import OptionError, PathError
 from ..model import ExplicitModel
 from ..paths import ObservedPath
-from .model import ChoiceRule, CounterfactualMDP, build_cfmdp, observed_steps
+from .model import ChoiceRule, CounterfactualMDP, build_cfmdp
 
 #: the estimators of the Gumbel-max counterfactual probabilities
 ESTIMATORS = ("exact", "mc")
@@ -214,13 +214,8 @@ def gumbel_cfmdp(path: ObservedPath, estimator: str = "exact", samples: int = 10
         raise OptionError(f"the Monte Carlo estimator needs at least one sample, got {samples}")
     model = path.model
     P = model.transitions
-    observed = observed_steps(path)
 
-    def values(t: int, rows: np.ndarray, entries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if observed[t] is None:
-            v = P.data[entries]
-            return v, v
-        row, successor = observed[t]
+    def values(t: int, rows: np.ndarray, entries: np.ndarray, row: int, successor: int) -> tuple[np.ndarray, ...]:
         Q = counterfactual_transitions(model, row, successor, rows, estimator, samples, seed=[seed, t])
         v = _on_entries(Q, P, rows, entries)
         mine = np.repeat(rows == row, P.indptr[rows + 1] - P.indptr[rows])

@@ -38,8 +38,9 @@ LAYERS = ("nominal", "support", "all")
 
 #: a choice rule: (t, candidate rows) -> (allowed mask, change mask)
 ChoiceRule = Callable[[int, np.ndarray], tuple[np.ndarray, np.ndarray]]
-#: a row computer: (t, rows, entries of those rows) -> (lower, upper) aligned with the entries
-RowValues = Callable[[int, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+#: a row computer for an observed step: (t, rows, entries of those rows, observed row, observed successor) ->
+#: (lower, upper) aligned with the entries
+RowValues = Callable[[int, np.ndarray, np.ndarray, int, int], tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True, eq=False)
@@ -286,8 +287,9 @@ def build_cfmdp(path: ObservedPath, row_values: RowValues, kind: str, method: st
                 choice_rule: ChoiceRule | None = None, approximate: bool = False) -> CounterfactualMDP:
     """Build a counterfactual MDP forward from s_0 (module docs).
 
-    ``row_values(t, rows, entries)`` returns the (lower, upper) values of the given transitions of step t (the same
-    array twice for point rows); ``choice_rule`` says which choices are usable and which spend a change (default:
+    ``row_values(t, rows, entries, observed_row, observed_successor)`` returns the (lower, upper) values of the given
+    transitions of an observed step t (the same array twice for point rows); a step without observation gets the
+    nominal P. ``choice_rule`` says which choices are usable and which spend a change (default:
     :func:`all_choices`).
     """
     if layers not in LAYERS:
@@ -296,6 +298,7 @@ def build_cfmdp(path: ObservedPath, row_values: RowValues, kind: str, method: st
     model = path.model
     P, rg = model.transitions, model.row_groups
     rule = choice_rule or all_choices(model, path)
+    observed = observed_steps(path)
     states = np.arange(model.n_states) if layers == "all" else path.states[:1].astype(np.int64)
     steps = []
     for t in range(path.T):
@@ -305,7 +308,10 @@ def build_cfmdp(path: ObservedPath, row_values: RowValues, kind: str, method: st
         owner = np.repeat(np.arange(states.size), model.choice_counts[states])[allowed]
         groups = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=states.size))])
         entries, indptr = entries_of(P, choices)
-        lower, upper = row_values(t, choices, entries)
+        if observed[t] is None:
+            lower = upper = P.data[entries]
+        else:
+            lower, upper = row_values(t, choices, entries, *observed[t])
         targets = P.indices[entries]
         if layers == "all":
             nxt = np.arange(model.n_states)
@@ -317,13 +323,3 @@ def build_cfmdp(path: ObservedPath, row_values: RowValues, kind: str, method: st
         steps.append(Step(states, groups, choices, change[allowed], indptr, entries, lower, upper, successors, nxt))
         states = nxt
     return CounterfactualMDP(path, tuple(steps), layers, kind, method, approximate, time.perf_counter() - start)
-
-
-def nominal_rows(path: ObservedPath) -> RowValues:
-    """The nominal P for every step (the counterfactual MDP of an uninformative observation)."""
-    data = path.model.transitions.data
-
-    def values(t: int, rows: np.ndarray, entries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        v = data[entries]
-        return v, v
-    return values

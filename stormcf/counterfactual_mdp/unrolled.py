@@ -184,7 +184,8 @@ def unroll(cfmdp: CounterfactualMDP, rewards: np.ndarray, budget: int | None = N
     last = index[-1][index[-1] >= 0]
     lower, upper, row_groups, step, position, used = _assemble(parts, last, offset, cfmdp.T,
                                                                point=all(s.is_point for s in cfmdp.steps))
-    return UnrolledModel(cfmdp, np.asarray(rewards, dtype=float), budget, tuple(index), lower, upper, row_groups, step, position, used,
+    return UnrolledModel(cfmdp, np.asarray(rewards, dtype=float), budget, tuple(index), lower, upper, row_groups,
+                         step, position, used,
                          time.perf_counter() - start)
 
 

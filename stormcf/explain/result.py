@@ -179,19 +179,3 @@ def _summary_lines(s: ExplanationSummary, p: ExplanationProblem, limit: int) -> 
     out.append("per-step change frequency: " + "  ".join(f"{t}: {100 * f:.3g}%" for t, f in
                                                          enumerate(s.change_frequency)))
     return out
-
-
-def _summary_lines(s: ExplanationSummary, p: ExplanationProblem, limit: int) -> list[str]:
-    out = [f"explanations: {s.n} counterfactual paths sampled from the policy (seed {s.seed}; frequencies and means "
-           f"are Monte Carlo estimates), {len(s.explanations)} distinct action sequence(s) besides the observed one"]
-    if s.explanations:
-        out.append("  freq      mean o(τ')   changes (t: from -> to)")
-    for e in s.explanations[:limit]:
-        out.append(f"  {100 * e.frequency:6.2f}%   {format_value(e.mean_outcome):<11}  {e.changes_text()}")
-    if len(s.explanations) > limit:
-        out.append(f"  ... {len(s.explanations) - limit} more (see the JSON output)")
-    out.append(f"  observed sequence: {100 * s.observed_frequency:.2f}%;  sample mean outcome "
-               f"{format_value(s.mean_outcome)} ± {format_value(s.standard_error)} (standard error)")
-    out.append("per-step change frequency: " + "  ".join(f"{t}: {100 * f:.3g}%" for t, f in
-                                                         enumerate(s.change_frequency)))
-    return out

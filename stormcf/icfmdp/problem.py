@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..counterfactual_mdp import ESTIMATORS, CounterfactualMDP, build_cfmdp, observed_steps
+from ..counterfactual_mdp import ESTIMATORS, CounterfactualMDP, build_cfmdp
 from ..errors import OptionError, SolverError
 from ..modes import Optimization
 from ..paths import ObservedPath
@@ -41,12 +41,8 @@ def interval_cfmdp(path: ObservedPath, assumptions: str = "cs+m", bounds: str = 
         raise OptionError(f"unknown bounds method {bounds!r}: use one of {', '.join(BOUNDS_METHODS)}")
     model = path.model
     P = model.transitions
-    observed = observed_steps(path)
 
-    def values(t: int, rows: np.ndarray, entries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if observed[t] is None:
-            return P.data[entries], P.data[entries]
-        row, successor = observed[t]
+    def values(t: int, rows: np.ndarray, entries: np.ndarray, row: int, successor: int) -> tuple[np.ndarray, ...]:
         sub = P[rows]
         local = np.flatnonzero(rows == row)
         local_row = int(local[0]) if local.size else -1
@@ -63,7 +59,8 @@ def interval_cfmdp(path: ObservedPath, assumptions: str = "cs+m", bounds: str = 
 
 def _check_lp_size(path: ObservedPath, layers: str) -> None:
     """Refuse LP bounds beyond :data:`LP_LIMIT` LPs (counted on the nominal layers)."""
-    skeleton = build_cfmdp(path, lambda t, rows, entries: (np.zeros(entries.size),) * 2, "interval", "size", layers)
+    skeleton = build_cfmdp(path, lambda t, rows, entries, row, successor: (np.zeros(entries.size),) * 2, "interval",
+                           "size", layers)
     lps = 2 * skeleton.n_transitions
     if lps > LP_LIMIT:
         raise SolverError(f"LP bounds would need {lps} LPs (limit {LP_LIMIT}); use the closed forms (they equal "

@@ -6,7 +6,6 @@ import sys
 import pytest
 
 import stormcf
-from stormcf.cli import main
 
 TREAT = str(stormcf.example_path("treat.prism"))
 TREAT_PATH = str(stormcf.example_path("treat.path.json"))
@@ -15,14 +14,9 @@ ADAPTIVE_PATH = str(stormcf.example_path("adaptive.path.json"))
 DEADLOCK = str(stormcf.example_path("deadlock.prism"))
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
-
-def test_text_output(capsys):
-    code, out, err = run(capsys, "explain-path", TREAT, "--path", TREAT_PATH, "--reward", "health", "--k", "1",
+def test_text_output(capsys, cli):
+    code, out, err = cli("explain-path", TREAT, "--path", TREAT_PATH, "--reward", "health", "--k", "1",
                          "--k-max", "3", "--verify", "--baselines", "--explanations", "500")
     assert code == 0 and err == ""
     assert "h(s0, T, k) for k = 0..3: 3, 3.6, 4.2, 4.2" in out
@@ -30,9 +24,9 @@ def test_text_output(capsys):
     assert "1: coin -> drug" in out and "agrees with the DP" in out and "baseline greedy" in out
 
 
-def test_json_keys_and_values(capsys, tmp_path):
+def test_json_keys_and_values(capsys, tmp_path, cli):
     out_file = tmp_path / "r.json"
-    code, out, _ = run(capsys, "explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--reward", "r", "--k", "2",
+    code, out, _ = cli("explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--reward", "r", "--k", "2",
                        "--k-max", "3", "--json", str(out_file), "--seed", "4")
     assert code == 0 and "h(s0, T, k)" in out
     data = json.loads(out_file.read_text())
@@ -51,16 +45,16 @@ def test_json_keys_and_values(capsys, tmp_path):
     assert checks["policy"]["agrees"] is True and data["command"] == "explain-path" and data["schema"] == "stormcf/1"
 
 
-def test_json_to_stdout_and_mc(capsys):
-    code, out, _ = run(capsys, "explain-path", TREAT, "--path", TREAT_PATH, "--k", "2", "--estimator", "mc",
+def test_json_to_stdout_and_mc(capsys, cli):
+    code, out, _ = cli("explain-path", TREAT, "--path", TREAT_PATH, "--k", "2", "--estimator", "mc",
                        "--mc-samples", "400", "--json", "-", "--minimize")
     data = json.loads(out)
     assert code == 0 and data["estimator"] == {"name": "mc", "samples": 400, "seed": 0}
     assert data["optimization"] == "minimize" and data["value"] == 3.0 and data["approximate"] is True
 
 
-def test_pins_and_forbid(capsys):
-    code, out, _ = run(capsys, "explain-path", TREAT, "--path", TREAT_PATH, "--k", "1", "--pin", "1:coin",
+def test_pins_and_forbid(capsys, cli):
+    code, out, _ = cli("explain-path", TREAT, "--path", TREAT_PATH, "--k", "1", "--pin", "1:coin",
                        "--forbid", "coin")
     assert code == 0 and "0: coin -> drug" in out
 
@@ -77,8 +71,8 @@ def test_pins_and_forbid(capsys):
     (["--k", "1", "--seed", "-1"], "argument --seed: expected an integer >= 0"),
     (["--k", "0", "--pin", "1:drug"], "no counterfactual policy with at most k = 0 changes"),
 ])
-def test_bad_parameters(capsys, argv, message):
-    code, out, err = run(capsys, "explain-path", TREAT, "--path", TREAT_PATH, *argv)
+def test_bad_parameters(capsys, argv, message, cli):
+    code, out, err = cli("explain-path", TREAT, "--path", TREAT_PATH, *argv)
     assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
@@ -88,10 +82,10 @@ def test_bad_parameters(capsys, argv, message):
     ([{"state": {"s": 2}, "action": "go"}], "step 0: action 'go' is not enabled in state s=2"),
     ([{"state": {"s": 1}, "action": "go"}], "step 0: no reachable state s=1"),
 ])
-def test_bad_paths(capsys, tmp_path, steps, message):
+def test_bad_paths(capsys, tmp_path, steps, message, cli):
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"steps": steps}))
-    code, _, err = run(capsys, "explain-path", DEADLOCK, "--path", str(path), "--k", "1")
+    code, _, err = cli("explain-path", DEADLOCK, "--path", str(path), "--k", "1")
     assert code == 2 and message in err and err.count("\n") == 1
 
 

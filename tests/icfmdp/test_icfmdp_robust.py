@@ -62,7 +62,7 @@ def test_interval_expectation_is_the_lp_optimum(m, seed):
                                            else np.ones((1, 1, 1)))
     path = stormcf.icfmdp.path_from_arrays(model, [0], [0], [int(np.argmax(p))])
     P = model.transitions
-    bounds = lambda t, rows, entries: (lo[P.indices[entries]], hi[P.indices[entries]])      # noqa: E731
+    bounds = lambda t, rows, entries, row, k: (lo[P.indices[entries]], hi[P.indices[entries]])      # noqa: E731
     step = build_cfmdp(path, bounds, "interval", "test", layers="all").steps[0]
     for pessimistic, sign in ((True, 1), (False, -1)):
         got = interval_expectation(step, v, pessimistic)[0]
@@ -102,7 +102,7 @@ def test_sampled_cfmdps_are_entailed_and_bounded_by_the_robust_value(case, seed)
 def test_point_intervals_make_robust_optimistic_and_plain_vi_agree(reference_instances):
     _, model, path = reference_model(reference_instances, "lally_gridworld_0.4_sampled_seed0.npz")
     g = gumbel_cfmdp(path, layers="nominal")
-    point = build_cfmdp(path, lambda t, rows, entries: (g.steps[t].lower, g.steps[t].lower.copy()), "interval",
+    point = build_cfmdp(path, lambda t, rows, entries, row, k: (g.steps[t].lower, g.steps[t].lower.copy()), "interval",
                         "point intervals", layers="nominal")
     assert not point.steps[0].is_point
     values = [robust_value_iteration(point).values, robust_value_iteration(point, nature=Optimistic).values,
