@@ -12,7 +12,7 @@ IMPATIENT = str(stormcf.example_path("loan.impatient.json"))
 
 
 
-def test_check_reports_0411_and_exact_fraction(capsys, cli):
+def test_check_reports_0411_and_exact_fraction(cli):
     code, out, err = cli("check", LOAN, "--strategy", IMPATIENT, "--prop", 'P=? [F "rejected"]')
     assert code == 0 and err == ""
     assert 'P=? [F "rejected"] = 0.411\n' in out
@@ -20,7 +20,7 @@ def test_check_reports_0411_and_exact_fraction(capsys, cli):
     assert code == 0 and "= 411/1000" in out
 
 
-def test_check_json(capsys, cli):
+def test_check_json(cli):
     code, out, _ = cli("check", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "--exact", "--json")
     data = json.loads(out)
     assert code == 0
@@ -28,12 +28,12 @@ def test_check_json(capsys, cli):
     assert data["result"]["value"] == pytest.approx(0.411)
 
 
-def test_check_mdp_without_strategy(capsys, cli):
+def test_check_mdp_without_strategy(cli):
     code, out, _ = cli("check", LOAN, "--prop", 'Pmin=? [F "rejected"]', "--exact")
     assert code == 0 and "= 1/50" in out
 
 
-def test_info(capsys, cli):
+def test_info(cli):
     code, out, _ = cli("info", LOAN)
     assert code == 0
     assert "9 states, 13 choices, 17 transitions (4 decision states)" in out
@@ -43,7 +43,7 @@ def test_info(capsys, cli):
     assert data["states"] == 9 and data["reward_models"] == {"steps": ["state"]} and data["variables"] == {"s": [0, 8]}
 
 
-def test_demo(capsys, cli):
+def test_demo(cli):
     code, out, _ = cli("demo")
     assert code == 0
     assert "0.411 (exactly 411/1000)" in out and "Rework" in out
@@ -63,7 +63,7 @@ def _strategy(tmp_path, entries, default="uniform"):
     "missing file", "syntax error", "undefined constants", "unknown constant", "unknown label", "unknown state",
     "unknown action", "negative", "not summing to 1", "state twice", "bad json", "missing strategy", "bad option",
 ])
-def test_user_errors_exit_2_with_one_line(capsys, tmp_path, case, cli):
+def test_user_errors_exit_2_with_one_line(tmp_path, case, cli):
     prop = 'P=? [F "rejected"]'
     good = _strategy(tmp_path, [])
     argv = {
@@ -112,7 +112,7 @@ def test_user_errors_exit_2_with_one_line(capsys, tmp_path, case, cli):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_internal_error_exits_1(capsys, monkeypatch, cli):
+def test_internal_error_exits_1(monkeypatch, cli):
     import stormcf.cli.info as info
 
     def boom(args):

@@ -15,7 +15,7 @@ DEADLOCK = str(stormcf.example_path("deadlock.prism"))
 
 
 
-def test_text_output(capsys, cli):
+def test_text_output(cli):
     code, out, err = cli("explain-path", TREAT, "--path", TREAT_PATH, "--reward", "health", "--k", "1",
                          "--k-max", "3", "--verify", "--baselines", "--explanations", "500")
     assert code == 0 and err == ""
@@ -24,7 +24,7 @@ def test_text_output(capsys, cli):
     assert "1: coin -> drug" in out and "agrees with the DP" in out and "baseline greedy" in out
 
 
-def test_json_keys_and_values(capsys, tmp_path, cli):
+def test_json_keys_and_values(tmp_path, cli):
     out_file = tmp_path / "r.json"
     code, out, _ = cli("explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--reward", "r", "--k", "2",
                        "--k-max", "3", "--json", str(out_file), "--seed", "4")
@@ -45,7 +45,7 @@ def test_json_keys_and_values(capsys, tmp_path, cli):
     assert checks["policy"]["agrees"] is True and data["command"] == "explain-path" and data["schema"] == "stormcf/1"
 
 
-def test_json_to_stdout_and_mc(capsys, cli):
+def test_json_to_stdout_and_mc(cli):
     code, out, _ = cli("explain-path", TREAT, "--path", TREAT_PATH, "--k", "2", "--estimator", "mc",
                        "--mc-samples", "400", "--json", "-", "--minimize")
     data = json.loads(out)
@@ -53,7 +53,7 @@ def test_json_to_stdout_and_mc(capsys, cli):
     assert data["optimization"] == "minimize" and data["value"] == 3.0 and data["approximate"] is True
 
 
-def test_pins_and_forbid(capsys, cli):
+def test_pins_and_forbid(cli):
     code, out, _ = cli("explain-path", TREAT, "--path", TREAT_PATH, "--k", "1", "--pin", "1:coin",
                        "--forbid", "coin")
     assert code == 0 and "0: coin -> drug" in out
@@ -71,7 +71,7 @@ def test_pins_and_forbid(capsys, cli):
     (["--k", "1", "--seed", "-1"], "argument --seed: expected an integer >= 0"),
     (["--k", "0", "--pin", "1:drug"], "no counterfactual policy with at most k = 0 changes"),
 ])
-def test_bad_parameters(capsys, argv, message, cli):
+def test_bad_parameters(argv, message, cli):
     code, out, err = cli("explain-path", TREAT, "--path", TREAT_PATH, *argv)
     assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
 
@@ -82,7 +82,7 @@ def test_bad_parameters(capsys, argv, message, cli):
     ([{"state": {"s": 2}, "action": "go"}], "step 0: action 'go' is not enabled in state s=2"),
     ([{"state": {"s": 1}, "action": "go"}], "step 0: no reachable state s=1"),
 ])
-def test_bad_paths(capsys, tmp_path, steps, message, cli):
+def test_bad_paths(tmp_path, steps, message, cli):
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"steps": steps}))
     code, _, err = cli("explain-path", DEADLOCK, "--path", str(path), "--k", "1")
