@@ -170,7 +170,8 @@ def interval_expectation(step: Step, v_next: np.ndarray, pessimistic: bool = Tru
         budget = np.maximum(1.0 - L.sum(axis=1), 0.0)
         before = np.cumsum(gap, axis=1) - gap
         extra = np.clip(budget[:, None] - before, 0.0, gap)
-        out[rows] = ((L + extra) * V).sum(axis=1)
+        mass = L + extra
+        out[rows] = np.where(mass > 0, mass * V, 0.0).sum(axis=1)        # no mass: no 0 · ∞ (infeasible states)
     return out
 
 
