@@ -171,7 +171,8 @@ def interval_expectation(step: Step, v_next: np.ndarray, pessimistic: bool = Tru
         before = np.cumsum(gap, axis=1) - gap
         extra = np.clip(budget[:, None] - before, 0.0, gap)
         mass = L + extra
-        out[rows] = np.where(mass > 0, mass * V, 0.0).sum(axis=1)        # no mass: no 0 · ∞ (infeasible states)
+        product = np.multiply(mass, V, out=np.zeros_like(mass), where=mass > 0)    # no mass: no 0 · ∞
+        out[rows] = product.sum(axis=1)
     return out
 
 
