@@ -6,6 +6,9 @@ the one with the fewest actions, then the lexicographically least sorted index t
 is inclusion-minimal (so the zero-cost no-op of the paper's example is never in it). ``unique`` says whether it is
 the only optimal set (any superset with zero-cost actions counts as another one, as in the paper's example).
 
+With integer thresholds (multicover) an action may be taken more than once, as in the capped-integer MDP (notes
+§5.2): a CFE is then a multiset (a sorted tuple with repeats), and ``unique`` is not decided (None).
+
 How ties are decided from the optimal values V* (DP, Storm): the optimal first steps at the agent's state are
 
     O(x) = {i effective at x : c_i + V*(δ(x, i)) = V*(x)}
@@ -79,12 +82,14 @@ def canonical_set(problem: SetCoverProblem, value: float, pool) -> tuple[int, ..
     ``value`` (within the tolerance). Subsets are tried by size, each size as one vectorised batch."""
     inst, x = problem.instance, problem.agent
     pool = np.array(sorted(int(i) for i in pool), dtype=np.int64)
+    subsets = itertools.combinations if inst.binary else itertools.combinations_with_replacement
+    longest = pool.size if inst.binary else int(repeat_bounds(problem).sum())
     tried = 0
-    for r in range(1, pool.size + 1):
-        tried += math.comb(pool.size, r)
+    for r in range(1, longest + 1):
+        tried += math.comb(pool.size, r) if inst.binary else math.comb(pool.size + r - 1, r)
         if tried > TIE_SEARCH_LIMIT:
             raise SolverError(f"more than {TIE_SEARCH_LIMIT:,} tied candidate sets; cannot pick the canonical optimum")
-        combos = pool[np.array(list(itertools.combinations(range(pool.size), r)), dtype=np.int64)]
+        combos = pool[np.array(list(subsets(range(pool.size), r)), dtype=np.int64)]
         final = x + inst.effects[combos].sum(axis=1)
         cost = inst.expected_costs[combos].sum(axis=1)
         ok = np.all(final >= inst.thresholds, axis=1) & (cost <= value + TIE_TOLERANCE * max(1.0, abs(value)))
@@ -105,6 +110,9 @@ def from_values(problem: SetCoverProblem, trans: Transitions, values: np.ndarray
     first = np.flatnonzero(q <= value + TIE_TOLERANCE * max(1.0, abs(value)))
     zero = np.flatnonzero(problem.available & (problem.instance.expected_costs == 0))
     inst = problem.instance
+    if not inst.binary:
+        actions = canonical_set(problem, value, first)
+        return EngineSolution(actions, actions, value, None, True)
     if inst.is_valid(problem.agent, first) and close(inst.cost(first), value) and not np.isin(first, zero).any():
         actions = tuple(int(i) for i in first)
     else:
@@ -152,52 +160,67 @@ def solve_storm(problem: SetCoverProblem) -> EngineSolution:
 
 
 # ==================================================================================================== MILP
+def repeat_bounds(problem: SetCoverProblem) -> np.ndarray:
+    """How often each available action can usefully be taken: max_j ceil((t_j − x_j) / e_ij); at most once for 0/1
+    instances (where the useless ones count too: a zero-cost one makes the optimum not unique)."""
+    if problem.instance.binary:
+        return problem.available.astype(np.int64)
+    cov, need = problem.coverage(), problem.deficit()
+    with np.errstate(divide="ignore"):
+        times = np.where(cov > 0, np.ceil(need / np.maximum(cov, 1)), 0).max(axis=1, initial=0)
+    return (times * problem.available).astype(np.int64)
+
+
 def _milp(problem: SetCoverProblem, extra: list, objective: np.ndarray | None = None,
-          fixed: dict[int, int] | None = None, time_limit: float | None = None):
-    """min c·s  s.t.  Σ_i min(e_ij, t_j − x_j) s_i >= t_j − x_j (j ∈ M(x)),  s ∈ {0,1}^A, unavailable s_i = 0."""
+          fixed: dict[int, int] | None = None):
+    """min c·s  s.t.  Σ_i min(e_ij, t_j − x_j) s_i >= t_j − x_j (j ∈ M(x)),  0 <= s_i <= u_i integer
+    (u_i = 0 for unavailable actions, 1 for 0/1 instances)."""
     inst = problem.instance
-    A = inst.n_actions
-    lb, ub = np.zeros(A), problem.available.astype(float)
+    lb, ub = np.zeros(inst.n_actions), repeat_bounds(problem).astype(float)
     for i, v in (fixed or {}).items():
         lb[i] = ub[i] = v
     cons = [LinearConstraint(problem.coverage().T.astype(float), lb=problem.deficit().astype(float), ub=np.inf)]
-    options = {"mip_rel_gap": 1e-10}
-    if time_limit is not None:
-        options["time_limit"] = time_limit
     res = milp(inst.expected_costs if objective is None else objective, constraints=cons + extra,
-               integrality=np.ones(A), bounds=Bounds(lb, ub), options=options)
+               integrality=np.ones(inst.n_actions), bounds=Bounds(lb, ub), options={"mip_rel_gap": 1e-10})
     if res.status == 1:
-        raise SolverError("HiGHS reached its time limit before proving optimality")
-    return None if res.x is None or res.status != 0 else res.x > 0.5
+        raise SolverError("HiGHS reached a limit before proving optimality")
+    return None if res.x is None or res.status != 0 else np.round(res.x).astype(np.int64)
+
+
+def _multiset(counts: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.repeat(np.arange(counts.size), counts))
 
 
 def solve_milp(problem: SetCoverProblem) -> EngineSolution:
-    """HiGHS (scipy.optimize.milp): the optimum, a second solve with a no-good cut for uniqueness, and on ties the
-    least cardinality then the lexicographically least set by fixing variables in index order."""
+    """HiGHS (scipy.optimize.milp): the optimum; for 0/1 instances a second solve with a no-good cut decides
+    uniqueness; on ties (or repeats), the least number of actions, then the lexicographically least tuple by
+    maximising the multiplicity of each action in index order."""
     inst = problem.instance
     best = _milp(problem, [])
     if best is None:
         return infeasible()
-    value = inst.cost(np.flatnonzero(best))
-    cut = LinearConstraint(np.where(best, -1.0, 1.0)[None, :], lb=1.0 - best.sum(), ub=np.inf)
-    other = _milp(problem, [cut])
-    unique = other is None or not close(inst.cost(np.flatnonzero(other)), value)
-    if unique:
-        actions = tuple(int(i) for i in np.flatnonzero(best))
-        return EngineSolution(actions, actions, value, True, True)
+    value = inst.cost(_multiset(best))
+    unique = None
+    if inst.binary:
+        chosen = best > 0
+        cut = LinearConstraint(np.where(chosen, -1.0, 1.0)[None, :], lb=1.0 - chosen.sum(), ub=np.inf)
+        other = _milp(problem, [cut])
+        unique = other is None or not close(inst.cost(_multiset(other)), value)
+        if unique:
+            return EngineSolution(_multiset(best), _multiset(best), value, True, True)
     budget = LinearConstraint(inst.expected_costs[None, :], lb=-np.inf,
                               ub=value + TIE_TOLERANCE * max(1.0, abs(value)))
-    fewest = _milp(problem, [budget], objective=np.ones(inst.n_actions))
-    k = int(fewest.sum())
+    k = int(_milp(problem, [budget], objective=np.ones(inst.n_actions)).sum())
     size = LinearConstraint(np.ones((1, inst.n_actions)), lb=k, ub=k)
     fixed: dict[int, int] = {}
-    for i in np.flatnonzero(problem.available):
-        trial = _milp(problem, [budget, size], objective=np.zeros(inst.n_actions), fixed={**fixed, int(i): 1})
-        fixed[int(i)] = 1 if trial is not None else 0
+    for i in np.flatnonzero(repeat_bounds(problem)):
+        most = _milp(problem, [budget, size], objective=-np.eye(inst.n_actions)[i], fixed=fixed)
+        fixed[int(i)] = int(most[i])
         if sum(fixed.values()) == k:
             break
-    actions = tuple(i for i, v in sorted(fixed.items()) if v)
-    return EngineSolution(actions, actions, value, False, True)
+    counts = np.zeros(inst.n_actions, dtype=np.int64)
+    counts[list(fixed)] = list(fixed.values())
+    return EngineSolution(_multiset(counts), _multiset(counts), value, unique, True)
 
 
 def lp_bound(problem: SetCoverProblem) -> float:
@@ -213,15 +236,18 @@ def lp_bound(problem: SetCoverProblem) -> float:
 
 # ==================================================================================================== brute force
 def solve_bruteforce(problem: SetCoverProblem) -> EngineSolution:
-    """Every subset of the effective actions (tests and tiny instances): all optima, so the canonical one and
-    uniqueness directly (a zero-cost action that changes nothing doubles every optimum)."""
+    """Every subset (multiset with repeats for integer instances) of the effective actions, for tests and tiny
+    instances: all optima, so the canonical one and uniqueness directly (a zero-cost action that changes nothing
+    doubles every optimum)."""
     inst = problem.instance
     pool = np.flatnonzero(problem.effective())
-    if pool.size > BRUTEFORCE_LIMIT:
-        raise SolverError(f"brute force enumerates 2^{pool.size} subsets; it is limited to {BRUTEFORCE_LIMIT} "
-                          f"effective actions")
-    masks = np.arange(1 << pool.size, dtype=np.int64)
-    member = (masks[:, None] >> np.arange(pool.size)) & 1
+    radix = repeat_bounds(problem)[pool] + 1
+    if float(np.prod(radix.astype(float))) > 2.0 ** BRUTEFORCE_LIMIT:
+        raise SolverError(f"brute force enumerates {np.prod(radix.astype(float)):.3g} subsets; it is limited to "
+                          f"2^{BRUTEFORCE_LIMIT}")
+    codes = np.arange(int(np.prod(radix)), dtype=np.int64)
+    mult = np.concatenate([[1], np.cumprod(radix)])[:pool.size]
+    member = (codes[:, None] // mult) % radix
     final = problem.agent + member @ inst.effects[pool]
     cost = member @ inst.expected_costs[pool]
     ok = np.all(final >= inst.thresholds, axis=1)
@@ -229,18 +255,20 @@ def solve_bruteforce(problem: SetCoverProblem) -> EngineSolution:
         return infeasible()
     value = float(cost[ok].min())
     optimal = np.flatnonzero(ok & (cost <= value + TIE_TOLERANCE * max(1.0, value)))
-    sets = sorted((int(member[m].sum()), tuple(int(i) for i in pool[member[m] == 1])) for m in optimal)
+    sets = sorted((int(member[m].sum()), tuple(int(i) for i in np.repeat(pool, member[m]))) for m in optimal)
     idle_zero = problem.available & ~problem.effective() & (inst.expected_costs == 0)
     actions = sets[0][1]
-    return EngineSolution(actions, actions, inst.cost(actions), len(sets) == 1 and not idle_zero.any(), True)
+    unique = len(sets) == 1 and not idle_zero.any() if inst.binary else None
+    return EngineSolution(actions, actions, inst.cost(actions), unique, True)
 
 
 # ==================================================================================================== greedy
 def greedy_completion(problem: SetCoverProblem, start: tuple[int, ...] = ()) -> tuple[int, ...] | None:
     """Chvátal's rule from the actions ``start``: repeatedly add the action of least cost per missing unit it
-    provides, then delete redundant actions, most expensive first (reverse delete). None if no cover exists."""
+    provides, then delete redundant actions, most expensive first (reverse delete). None if no cover exists.
+    (An action is added again only when it still provides a missing unit: integer instances.)"""
     inst = problem.instance
-    chosen = list(dict.fromkeys(int(i) for i in start))
+    chosen = [int(i) for i in start]
     state = inst.final_state(problem.agent, chosen)
     costs = inst.expected_costs
     while True:
@@ -255,7 +283,8 @@ def greedy_completion(problem: SetCoverProblem, start: tuple[int, ...] = ()) -> 
         chosen.append(best)
         state = state + inst.effects[best]
     for i in sorted(chosen, key=lambda i: (-costs[i], -i)):
-        rest = [k for k in chosen if k != i]
+        rest = list(chosen)
+        rest.remove(i)
         if inst.is_valid(problem.agent, rest):
             chosen = rest
     return tuple(sorted(chosen))

@@ -74,7 +74,7 @@ class StateSpace:
 
     @cached_property
     def mult(self) -> np.ndarray:
-        return np.concatenate([[1], np.cumprod(self.radix[:-1])]).astype(np.int64)
+        return np.concatenate([[1], np.cumprod(self.radix)])[:self.radix.size].astype(np.int64)
 
     @cached_property
     def binary(self) -> bool:
