@@ -15,6 +15,11 @@ class ModelError(StormcfError):
     """The model file is missing, malformed, or not a model stormcf can work on."""
 
 
+class InstanceError(ModelError):
+    """An instance file of a non-PRISM front (a set-cover instance, a recourse problem) is malformed; the message
+    names the file and the field."""
+
+
 class ConstantsError(ModelError):
     """Undefined, unknown or ill-typed model constants (``--constants N=3,p=0.5``)."""
 

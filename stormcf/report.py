@@ -20,6 +20,7 @@ import math
 import os
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
@@ -96,6 +97,28 @@ class Report:
     def __repr__(self) -> str:
         source = self.model.source if self.model is not None else "-"
         return f"<{type(self).__name__} {self.command} {self.status} on {source}>"
+
+
+@dataclass(frozen=True, eq=False)
+class Summary(Report):
+    """A result that is a set of facts (a generated data set, a trained model, evaluation metrics): the facts go
+    under ``facts`` in the JSON; the text is the given lines."""
+
+    command: str
+    facts: dict[str, Any] = field(default_factory=dict)
+    lines: Sequence[str] = ()
+    model: ExplicitModel | None = None
+    checks: Sequence[Any] = ()
+    timings: dict[str, float] = field(default_factory=dict)
+    notes: Sequence[str] = ()
+    approximate: bool = False
+    status: str = "ok"
+
+    def payload(self) -> dict[str, Any]:
+        return {"facts": dict(self.facts)}
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
 
 
 # ================================================================================================ JSON output

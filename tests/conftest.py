@@ -49,7 +49,7 @@ def cli(capsys):
     from stormcf.cli import main
 
     def run(*argv):
-        code = main(list(argv))
+        code = main([str(a) for a in argv])
         out, err = capsys.readouterr()
         return code, out, err
     return run

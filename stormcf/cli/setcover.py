@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..report import write_json
 from ..setcover import METHODS, SetCoverProblem, solve_setcover
 from ..setcover.data import load_instance
+from .common import add_json_argument, emit
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,17 +17,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--group", default=None, help="the agent's group (its available actions)")
     p.add_argument("--method", choices=METHODS, default="dp",
                    help="dp (default), milp (HiGHS), storm (Rmin on the projected MDP), bruteforce, greedy")
-    p.add_argument("--no-verify", action="store_true", help="skip Storm's re-check (not for reported results)")
-    p.add_argument("--json", metavar="OUT", default=None, help="write the result as JSON to OUT ('-': stdout)")
+    add_json_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
     problem = SetCoverProblem(instance, instance.agent(args.agent, "--agent"), args.group)
-    result = solve_setcover(problem, args.method, verify=not args.no_verify)
-    if args.json != "-":
-        print(result)
-    if args.json:
-        write_json(result.to_dict(), args.json)
+    emit(solve_setcover(problem, args.method), args)
     return 0

@@ -9,3 +9,6 @@ from .engines import EXACT, METHODS, EngineSolution, lp_bound, run_engine
 from .problem import InstanceError, SetCoverInstance, SetCoverProblem
 from .result import SetCoverResult
 from .solve import solve_setcover
+
+__all__ = ["EXACT", "METHODS", "EngineSolution", "InstanceError", "SetCoverInstance", "SetCoverProblem",
+           "SetCoverResult", "lp_bound", "run_engine", "solve_setcover"]

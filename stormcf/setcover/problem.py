@@ -34,14 +34,10 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import ModelError, StateError
+from ..errors import InstanceError, StateError
 
 #: optimal-cost ties and optimality are decided within this relative tolerance (of max(1, |cost|))
 TIE_TOLERANCE = 1e-9
-
-
-class InstanceError(ModelError):
-    """A set-cover instance file or dictionary is malformed (the message names the file and the field)."""
 
 
 def _int_vector(value: Any, n: int | None, where: str, minimum: int = 0) -> np.ndarray:

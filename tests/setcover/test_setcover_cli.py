@@ -3,17 +3,9 @@ import json
 
 from setcover_cases import PAPER
 
-from stormcf.cli import main
 
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_setcover_paper_example_json(capsys, tmp_path):
-    code, out, err = run(capsys, "setcover", PAPER, "--agent", "0,0,0,0,1", "--method", "milp", "--json",
+def test_setcover_paper_example_json(tmp_path, cli):
+    code, out, err = cli("setcover", PAPER, "--agent", "0,0,0,0,1", "--method", "milp", "--json",
                          tmp_path / "r.json")
     assert code == 0 and err == ""
     assert "Optimal counterfactual explanation (cost 13): a2, a4, a7" in out and "not unique" in out
@@ -23,38 +15,38 @@ def test_setcover_paper_example_json(capsys, tmp_path):
     assert data["method"] == "milp" and data["time_s"] >= 0 and all(c["agrees"] is not False for c in data["checks"])
 
 
-def test_setcover_json_to_stdout_is_one_document(capsys):
-    code, out, _ = run(capsys, "setcover", PAPER, "--agent", "1,1,1,1,1", "--json", "-")
+def test_setcover_json_to_stdout_is_one_document(cli):
+    code, out, _ = cli("setcover", PAPER, "--agent", "1,1,1,1,1", "--json", "-")
     assert code == 0 and json.loads(out)["status"] == "trivial"
 
 
-def test_setcover_bad_input_is_one_line_and_exit_2(capsys, tmp_path):
+def test_setcover_bad_input_is_one_line_and_exit_2(tmp_path, cli):
     for argv, words in [(["--agent", "0,0,1"], "expected 5 entries"), (["--agent", "0,x,0,0,1"], "integers"),
                         (["--agent", "0,0,0,0,1", "--group", "g"], "unknown group")]:
-        code, out, err = run(capsys, "setcover", PAPER, *argv)
+        code, out, err = cli("setcover", PAPER, *argv)
         assert code == 2 and words in err and len(err.strip().splitlines()) == 1
     bad = tmp_path / "bad.json"
     bad.write_text('{"features": ["a"], "thresholds": [1], "actions": [{"name": "x", "effect": [1], "cost": -1}]}')
-    code, _, err = run(capsys, "setcover", bad, "--agent", "0")
+    code, _, err = cli("setcover", bad, "--agent", "0")
     assert code == 2 and "action 'x': cost must be a finite number >= 0" in err
     bad.write_text('{"features": ["a"],\n "thresholds": [1,]}')
-    code, _, err = run(capsys, "setcover", bad, "--agent", "0")
+    code, _, err = cli("setcover", bad, "--agent", "0")
     assert code == 2 and "bad.json:2:" in err
 
 
-def test_learning_pipeline(capsys, tmp_path):
+def test_learning_pipeline(tmp_path, cli):
     data, gen = tmp_path / "d.npz", tmp_path / "g.npz"
-    code, out, _ = run(capsys, "setcover-data", data, "-n", 10, "-A", 20, "--draws", 2000, "--seed", 3,
+    code, out, _ = cli("setcover-data", data, "-n", 10, "-A", 20, "--draws", 2000, "--seed", 3,
                        "--instance-out", tmp_path / "i.json")
     assert code == 0 and "labelled by storm" in out
-    code, out, _ = run(capsys, "setcover", tmp_path / "i.json", "--agent", "0,0,0,0,0,1,1,1,1,1")
+    code, out, _ = cli("setcover", tmp_path / "i.json", "--agent", "0,0,0,0,0,1,1,1,1,1")
     assert code == 0 and "status: optimal" in out
-    code, out, _ = run(capsys, "setcover-learn", data, "--generator", "mc", "--hidden", "32", "--max-iter", 20,
+    code, out, _ = cli("setcover-learn", data, "--generator", "mc", "--hidden", "32", "--max-iter", 20,
                        "--augment", 20, "--out", gen)
     assert code == 0 and (tmp_path / "g.test.npz").exists()
-    code, out, _ = run(capsys, "setcover-evaluate", gen, tmp_path / "g.test.npz", "--top-k", 5, "--certify", "lp",
+    code, out, _ = cli("setcover-evaluate", gen, tmp_path / "g.test.npz", "--top-k", 5, "--certify", "lp",
                        "--json", "-")
-    metrics = json.loads(out)
+    metrics = json.loads(out)["facts"]
     assert code == 0 and metrics["guaranteed_valid_rate"] == 1.0 and metrics["top_k"] == 5
-    code, _, err = run(capsys, "setcover-evaluate", gen, PAPER)
+    code, _, err = cli("setcover-evaluate", gen, PAPER)
     assert code == 2 and "not a labelled set-cover data set" in err

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from setcover_cases import instances
 
 from stormcf.setcover import SetCoverProblem, run_engine
-from stormcf.setcover.data import (agent_pool, expected_pool_size, frequency_filter, generate, label, paper_instance,
+from stormcf.setcover.data import (agent_pool, expected_pool_size, frequency_filter, generate, paper_instance,
                                    sparse_thresholds, split, LabelledAgents)
 from stormcf.setcover.family import label_agents
 from stormcf.setcover.learn import Generator, augment, evaluate, guarantee, train
