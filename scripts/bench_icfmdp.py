@@ -163,8 +163,8 @@ def bench_large(n: int) -> None:
         robust = robust_value_iteration(ic, "steps")
         what = "the (t, s) pairs the start reaches" if layers == "nominal" else "every state at every step"
         print(f"   layers={layers!r} ({what}): {ic.n_pairs} pairs, {ic.n_transitions} transitions; ICFMDP in "
-              f"{ic.seconds:.2f} s (goal < 30 s); bounds {bounds:.0f} MB = transitions x 2 x 8 bytes "
-              f"({total:.0f} MB with index arrays); robust VI {robust.seconds:.2f} s, value {robust.value():.6g}; "
+              f"{ic.seconds:.2f} s (goal < 30 s); bounds {bounds:.1f} MB = transitions x 2 x 8 bytes "
+              f"({total:.1f} MB with index arrays); robust VI {robust.seconds:.2f} s, value {robust.value():.6g}; "
               f"valid: {not ic.validity_violations()}")
         del ic, robust
 
