@@ -1,6 +1,6 @@
 """Speed of the interval counterfactual MDP pipeline, with ratios side by side (a benchmark, not a test).
 
-    python scripts/bench_icfmdp.py [--shared ../shared] [--reference-steps 10] [--mc-rows 500] [--grid 316]
+    python scripts/bench_icfmdp.py [--reference-instances DIR] [--reference-steps 10] [--mc-rows 500] [--grid 316]
 
 1. Bounds on Sepsis with the authors' 10-step path, for every transition at every step (``layers="all"``, what the
    authors compute): stormcf's vectorised closed forms in the default summation order of the sums in H (ascending
@@ -38,8 +38,9 @@ from stormcf.icfmdp import interval_cfmdp, mdp_from_arrays, path_from_arrays, ro
 from stormcf.modes import Maximize, Pessimistic
 from stormcf.paths import simulate
 
-SEPSIS_PATH = "data/reference-instances/lally_sepsis_repo_suboptimal.npz"
-SEPSIS_SAMPLED = "data/reference-instances/lally_sepsis_sampled_seed0.npz"
+REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "data" / "reference-instances"
+SEPSIS_PATH = "lally_sepsis_repo_suboptimal.npz"
+SEPSIS_SAMPLED = "lally_sepsis_sampled_seed0.npz"
 
 
 def median_time(run: Callable[[], object], repeats: int = 5) -> tuple[float, object]:
@@ -60,8 +61,8 @@ def bounds_megabytes(ic: CounterfactualMDP) -> tuple[float, float]:
     return bounds / 2**20, total / 2**20
 
 
-def sepsis(shared: Path, file: str):
-    d = np.load(shared / file)
+def sepsis(folder: Path, file: str):
+    d = np.load(folder / file)
     model = mdp_from_arrays(d["P"], d["R"], initial_state=int(d["init_state"]))
     return d, model, path_from_arrays(model, d["obs_states"], d["obs_actions"], d["obs_next_states"])
 
@@ -123,8 +124,8 @@ class PerTransitionBounds:
         return lb, ub
 
 
-def bench_bounds(shared: Path, steps: int) -> None:
-    d, model, path = sepsis(shared, SEPSIS_PATH)
+def bench_bounds(folder: Path, steps: int) -> None:
+    d, model, path = sepsis(folder, SEPSIS_PATH)
     ascending, ic = median_time(lambda: interval_cfmdp(path, layers="all"))
     authors, ic_authors = median_time(lambda: interval_cfmdp(path, layers="all", summation="authors"))
     reachable, ic_default = median_time(lambda: interval_cfmdp(path))
@@ -169,8 +170,8 @@ def bench_large(n: int) -> None:
         del ic, robust
 
 
-def bench_gumbel(shared: Path, rows: int) -> None:
-    d, model, _ = sepsis(shared, SEPSIS_PATH)
+def bench_gumbel(folder: Path, rows: int) -> None:
+    d, model, _ = sepsis(folder, SEPSIS_PATH)
     s_t, k, a_t = (int(x) for x in d["path"][0][:3])
     observed = int(model.row_groups[s_t]) + a_t
     choices = np.random.default_rng(0).choice(model.n_choices, size=min(rows, model.n_choices), replace=False)
@@ -189,8 +190,8 @@ def bench_gumbel(shared: Path, rows: int) -> None:
           f" | exact for all {model.n_choices} pairs: {exact_all:.2f} s per step (authors' MC: ~8,100 s per step)")
 
 
-def bench_vi(shared: Path) -> None:
-    _, model, path = sepsis(shared, SEPSIS_SAMPLED)
+def bench_vi(folder: Path) -> None:
+    _, model, path = sepsis(folder, SEPSIS_SAMPLED)
     ic, ic_all = interval_cfmdp(path), interval_cfmdp(path, layers="all")
     ours, robust = median_time(lambda: robust_value_iteration(ic))
     ours_all, robust_all = median_time(lambda: robust_value_iteration(ic_all))
@@ -206,28 +207,20 @@ def bench_vi(shared: Path) -> None:
           f"{check.value:.10g}, stormcf {robust.value():.10g}, all states {robust_all.value():.10g})")
 
 
-def default_shared() -> Path:
-    """../shared beside the checkout (worktrees may sit deeper); STORMCF_SHARED overrides."""
-    if "STORMCF_SHARED" in os.environ:
-        return Path(os.environ["STORMCF_SHARED"])
-    here = Path(__file__).resolve()
-    return next((p / "shared" for p in here.parents if (p / "shared" / "data").is_dir()), here.parents[2] / "shared")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", type=Path, default=default_shared(),
-                        help="the shared folder with data/reference-instances")
+    parser.add_argument("--reference-instances", type=Path, default=REFERENCE,
+                        help="the seed authors' reference instances (default: tests/data/reference-instances)")
     parser.add_argument("--reference-steps", type=int, default=10,
                         help="steps the slow per-transition reference runs (its time is extrapolated to 10)")
     parser.add_argument("--mc-rows", type=int, default=500, help="pairs (s, a) for the Monte Carlo comparison")
     parser.add_argument("--grid", type=int, default=316, help="N of the large grid model (N x N states)")
     args = parser.parse_args()
     print(f"stormcf icfmdp benchmark ({stormcf.storm.storm_version()}, {os.cpu_count()} CPUs)")
-    bench_bounds(args.shared, args.reference_steps)
+    bench_bounds(args.reference_instances, args.reference_steps)
     bench_large(args.grid)
-    bench_gumbel(args.shared, args.mc_rows)
-    bench_vi(args.shared)
+    bench_gumbel(args.reference_instances, args.mc_rows)
+    bench_vi(args.reference_instances)
 
 
 if __name__ == "__main__":
