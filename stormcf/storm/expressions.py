@@ -19,29 +19,38 @@ import stormpy
 from ..errors import PropertyError
 
 
-def atomic_expressions(formula) -> tuple[list, bool]:
-    """The PRISM expressions (``AtomicExpressionFormula``) in a Storm formula, in order of appearance, and whether
-    the search is complete (stormpy gives some formulas, e.g. ``X φ``, only the base class, hiding their parts)."""
+#: formulas whose parts stormpy does not expose (only their printed form): Boolean combinations of state formulas,
+#: and the base class it gives ``X φ``, total rewards ``C`` and quantiles
+_OPAQUE = {"BinaryBooleanStateFormula", "UnaryBooleanStateFormula", "Formula"}
+
+
+def atomic_expressions(formula, enclosing=None) -> tuple[list, list]:
+    """The PRISM expressions (``AtomicExpressionFormula``) in a Storm formula, in order of appearance, and the state
+    formulas that enclose parts stormpy hides (``"a" & s=3``, ``X s=3``): those must be probed (see
+    :func:`~stormcf.storm.formulas.parse_property`)."""
     kind = type(formula).__name__
     if kind == "AtomicExpressionFormula":
-        return [formula.get_expression()], True
-    if kind == "Formula":
-        return [], str(formula) == "C"          # the total reward C has no state formula
-    found, complete = [], True
-    parts = [getattr(formula, p) for p in ("subformula", "left_subformula", "right_subformula") if hasattr(formula, p)]
+        return [formula.get_expression()], []
+    if enclosing is None or isinstance(formula, stormpy.logic.StateFormula):
+        enclosing = formula
+    if kind in _OPAQUE:
+        return [], ([] if str(formula) == "C" else [enclosing])
+    found, probes = [], []
+    parts = [getattr(formula, p) for p in ("subformula", "left_subformula", "right_subformula", "main_subformula",
+                                           "conditional_subformula") if hasattr(formula, p)]
     for part in parts + list(getattr(formula, "subformulas", ())):
-        expressions, whole = atomic_expressions(part)
+        expressions, hidden = atomic_expressions(part, enclosing)
         found += expressions
-        complete &= whole
-    return found, complete
+        probes += hidden
+    return found, probes
 
 
-def expression_labels(formula, valuations: Mapping[str, np.ndarray], n: int) -> tuple[dict[str, np.ndarray], bool]:
+def expression_labels(formula, valuations: Mapping[str, np.ndarray], n: int) -> tuple[dict[str, np.ndarray], list]:
     """The labels Storm needs to check ``formula`` on a model built without it: one per PRISM expression, named as
-    Storm names it (``(s1 = 12)``), with the mask of the states where the expression holds; and whether every
-    expression of the formula was found (see :func:`atomic_expressions`)."""
-    expressions, complete = atomic_expressions(formula)
-    return {str(e): evaluate(e, valuations, n, bool) for e in expressions}, complete
+    Storm names it (``(s1 = 12)``), with the mask of the states where the expression holds; and the state formulas
+    whose expressions stormpy hides (see :func:`atomic_expressions`)."""
+    expressions, probes = atomic_expressions(formula)
+    return {str(e): evaluate(e, valuations, n, bool) for e in expressions}, probes
 
 
 def missing_label(message: str) -> str | None:

@@ -121,3 +121,13 @@ def test_jani_with_transient_variables(tmp_path):
     assert stormcf.check_strategy(sigma, 'P=? [F "rejected"]', exact=True).exact == Fraction(411, 1000)
     assert stormcf.check_model(m, "Pmin=? [F s>=7]").value == pytest.approx(stormcf.check_model(
         stormcf.load_model(stormcf.example_path("loan.prism")), "Pmin=? [F s>=7]").value, abs=1e-12)
+
+
+def test_info_shows_choice_names(capsys):
+    from pathlib import Path
+    from stormcf.cli import main
+    zeroconf = Path(__file__).resolve().parents[1] / "data" / "qvbs" / "zeroconf.prism"
+    assert main(["info", str(zeroconf), "-c", "N=20,K=2,reset=true"]) == 0
+    out = capsys.readouterr().out
+    assert "MDP with 670 states" in out                                  # QVBS: Storm, 670 states
+    assert "choice names:  5 state(s) have several choices of one action" in out and "rec#0, rec#1 in state" in out
