@@ -10,7 +10,6 @@ from typing import Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 import stormpy
-from stormpy.datastructures import BitVector
 from stormpy.models import SparseDtmc, SparseModelComponents, SparseRewardModel
 
 from ..errors import PropertyError, StormcfError

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import stormcf
-from stormcf import storm
 from stormcf.storm import stormpy_example
 
 
