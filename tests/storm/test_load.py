@@ -39,6 +39,7 @@ def test_bad_models(tmp_path, text, error, needle):
     ("pomdp", "maze_2.prism", "POMDP"),
     ("ctmc", "tiny.sm", "CTMC"),
     ("ma", "simple.ma", "MA"),
+    ("pomdp", "maze.drn", "POMDP"),
 ])
 def test_unsupported_model_types_are_refused_in_one_line(kind, name, type_name):
     with pytest.raises(stormcf.ModelError) as err:
