@@ -16,7 +16,7 @@ setup(
     # the example models live at the top level (prism_models/) and ship inside the package
     package_dir={"stormcf.prism_models": "prism_models"},
     package_data={"stormcf.prism_models": ["*.prism", "*.json"]},
-    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10"],
+    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "scikit-learn>=1.3"],
     extras_require={
         "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib"],
         "test": ["pytest", "hypothesis"],

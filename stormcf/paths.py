@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
 from .errors import PathError, StateError
 from .examples import read_json
@@ -152,21 +153,29 @@ def simulate(model: ExplicitModel, strategy: Strategy, steps: int, seed: int | N
     if strategy.model is not model:
         raise PathError("the strategy belongs to another model")
     rng = np.random.default_rng(seed)
-    P, rg, sigma = model.transitions, model.row_groups, strategy.probabilities
-    s = model.initial_state if start is None else int(start)
+    sigma = sp.csr_matrix((strategy.probabilities, np.arange(model.n_choices), model.row_groups),
+                          shape=(model.n_states, model.n_choices))
+    s = np.array([model.initial_state if start is None else int(start)])
     states, choices = [], []
     for u_choice, u_next in rng.random((steps, 2)):
-        lo, hi = rg[s], rg[s + 1]
-        row = lo + _pick(sigma[lo:hi], u_choice)
-        a, b = P.indptr[row], P.indptr[row + 1]
-        states.append(s)
-        choices.append(row)
-        s = int(P.indices[a + _pick(P.data[a:b], u_next)])
-    return ObservedPath(model, np.array(states), np.array(choices), s)
+        row = draw_successors(sigma, s, np.array([u_choice]))
+        states.append(int(s[0]))
+        choices.append(int(row[0]))
+        s = draw_successors(model.transitions, row, np.array([u_next]))
+    return ObservedPath(model, np.array(states), np.array(choices), int(s[0]))
 
 
-def _pick(weights: np.ndarray, u: float) -> int:
-    """Index drawn from a discrete distribution with a uniform number ``u`` in [0, 1): the first index whose
-    cumulative weight exceeds ``u`` times the total, which never has weight 0."""
-    cdf = np.cumsum(weights)
-    return min(int(np.searchsorted(cdf, u * cdf[-1], side="right")), len(weights) - 1)
+def draw_successors(rows: sp.csr_matrix, pos: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """One column per requested row ``pos[i]`` of a CSR matrix of weights, by inverse CDF with the uniform number
+    ``u[i]`` in [0, 1): the first entry whose cumulative weight within the row exceeds ``u[i]`` times the row's
+    total (an entry of weight 0 is never drawn). Vectorised over the requests; only their rows are read."""
+    lo, hi = rows.indptr[pos], rows.indptr[pos + 1]
+    lengths = hi - lo
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    entries = np.repeat(lo - starts, lengths) + np.arange(int(lengths.sum()))
+    cdf = np.cumsum(rows.data[entries])
+    end = starts + lengths - 1
+    base = np.where(starts > 0, cdf[np.maximum(starts - 1, 0)], 0.0)
+    target = base + u * (cdf[end] - base)
+    j = np.clip(np.searchsorted(cdf, target, side="right"), starts, end)
+    return rows.indices[entries[j]]

@@ -71,6 +71,7 @@ class Check:
         tolerance: the agreement required with ``expected``, relative to max(1, |value|).
         seconds: building and checking in Storm.
         details: further facts of the check (sizes of the checked model, ...), for JSON.
+        name: a short identifier of the check within its result (e.g. ``robust_policy``).
     """
 
     property: str
@@ -83,6 +84,7 @@ class Check:
     tolerance: float | None = None
     seconds: float = 0.0
     details: Mapping[str, Any] | None = None
+    name: str = ""
 
     @property
     def agrees(self) -> bool | None:
@@ -97,6 +99,10 @@ class Check:
     def compared_with(self, expected: float, tolerance: float = TOLERANCE) -> "Check":
         """The same check, compared with the analysis's value ``expected``."""
         return replace(self, expected=float(expected), tolerance=tolerance)
+
+    def named(self, name: str) -> "Check":
+        """The same check with the identifier ``name``."""
+        return replace(self, name=name)
 
     def confirm(self) -> "Check":
         """Return the check if Storm agrees with the analysis; refuse (VerificationFailure) if it does not."""
@@ -120,10 +126,10 @@ class Check:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"property": self.property, "value": self.value, "exact": None, "holds": self.holds,
-                               "method": self.method, "subject": self.subject, "expected": self.expected,
-                               "agrees": self.agrees, "tolerance": self.tolerance if self.expected is not None else None,
-                               "seconds": self.seconds}
+        out: dict[str, Any] = {
+            "name": self.name, "property": self.property, "value": self.value, "exact": None, "holds": self.holds,
+            "method": self.method, "subject": self.subject, "expected": self.expected, "agrees": self.agrees,
+            "tolerance": self.tolerance if self.expected is not None else None, "seconds": self.seconds}
         if self.exact is not None:
             out["exact"] = str(self.exact)
         if self.details:

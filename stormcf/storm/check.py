@@ -23,8 +23,6 @@ from .rewards import refuse_unsound
 PRECISION = Fraction(1, 10**10)
 #: relative precision of Storm's long-run average solver: its default, which stormpy 2.0 does not let us set
 LRA_PRECISION = Fraction(1, 10**6)
-#: how nature resolves the intervals of an interval MDP (Storm's UncertaintyResolutionMode)
-RESOLUTION = {"robust": "ROBUST", "cooperative": "COOPERATIVE"}
 
 
 @dataclass(frozen=True)
@@ -223,13 +221,14 @@ def prob01_states(model: ExplicitModel, target: np.ndarray, direction: str) -> t
 
 
 
-def check_interval_mdp(imdp, formula: str, resolution: str = "robust") -> np.ndarray:
-    """Check ``formula`` (e.g. ``R{"r"}max=? [C<=10]``) on an interval MDP with nature ``"robust"`` (against the
-    objective) or ``"cooperative"``; Storm's value of every state."""
+def check_interval_mdp(imdp, formula: str, resolution: str = "ROBUST") -> np.ndarray:
+    """Check ``formula`` (e.g. ``R{"r"}max=? [C<=10]``) on an interval MDP with nature resolving the intervals by
+    Storm's ``UncertaintyResolutionMode`` ``resolution`` (``"ROBUST"``: against the objective, ``"COOPERATIVE"``);
+    Storm's value of every state."""
     env = stormpy.environments.Environment()
     env.solver().min_max().method = stormpy.environments.MinMaxMethod.VALUE_ITERATION
     env.solver().min_max().precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
-    mode = getattr(stormpy.UncertaintyResolutionMode, RESOLUTION[resolution])
+    mode = getattr(stormpy.UncertaintyResolutionMode, resolution)
     try:
         result = stormpy.model_checking(imdp, stormpy.parse_properties(formula)[0], environment=env,
                                         uncertainty_resolution_mode=mode)

@@ -51,7 +51,7 @@ def test_interval_mdp_in_bulk_equals_the_per_interval_builder(seed):
     assert list(bulk.initial_states) == list(slow.initial_states) == [2]
     assert set(bulk.labeling.get_states("goal")) == set(slow.labeling.get_states("goal"))
     for formula in ('R{"r"}max=? [C<=7]', 'R{"r"}min=? [C<=7]', 'Pmax=? [F<=4 "goal"]', 'Pmin=? [F "goal"]'):
-        for nature in ("robust", "cooperative"):
+        for nature in ("ROBUST", "COOPERATIVE"):
             np.testing.assert_array_equal(storm.check_interval_mdp(bulk, formula, nature),
                                           storm.check_interval_mdp(slow, formula, nature))
 

@@ -26,9 +26,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .errors import PathError
-from .model import ExplicitModel
+from ..errors import OptionError, PathError
+from ..model import ExplicitModel
+from ..paths import ObservedPath
+from .model import ChoiceRule, CounterfactualMDP, build_cfmdp
 
+#: the estimators of the Gumbel-max counterfactual probabilities
+ESTIMATORS = ("exact", "mc")
 #: pairs x padded row length handled per vectorized block (memory bound: about 8 arrays of this many floats)
 _BLOCK = 2_000_000
 #: relative rounding margin of the counterfactual-stability test hi > lo in :func:`exact_rows`
@@ -57,7 +61,7 @@ def _check(p: np.ndarray, k: int, Q: sp.csr_matrix) -> tuple[np.ndarray, sp.csr_
     Q.eliminate_zeros()
     Q.sort_indices()
     if Q.shape[1] != p.size:
-        raise ValueError(f"rows have {Q.shape[1]} columns, the observed distribution {p.size}")
+        raise PathError(f"rows have {Q.shape[1]} columns, the observed distribution {p.size}")
     return p, Q
 
 
@@ -147,7 +151,7 @@ def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.rando
     """Monte Carlo estimate of the counterfactual rows (entries are multiples of 1/samples; the observed pair's own
     row is exactly the point mass on k)."""
     if samples < 1:
-        raise ValueError("need at least one Monte Carlo sample")
+        raise OptionError(f"the Monte Carlo estimator needs at least one sample, got {samples}")
     p, Q = _check(p, k, Q)
     cols, qv, pv, pos = _padded(Q, p)
     n_rows, width = cols.shape
@@ -193,4 +197,45 @@ def counterfactual_transitions(model: ExplicitModel, observed_choice: int, obser
         return exact_rows(p, observed_next, Q)
     if estimator == "mc":
         return mc_rows(p, observed_next, Q, samples, np.random.default_rng(seed))
-    raise ValueError(f"unknown estimator {estimator!r}: use 'exact' or 'mc'")
+    raise OptionError(f"unknown Gumbel-max estimator {estimator!r}: use one of {', '.join(ESTIMATORS)}")
+
+
+def gumbel_cfmdp(path: ObservedPath, estimator: str = "exact", samples: int = 1000, seed: int = 0,
+                 layers: str = "support", choice_rule: ChoiceRule | None = None) -> CounterfactualMDP:
+    """The Gumbel-max SCM counterfactual MDP of ``path`` (Oberst & Sontag; M_τ of seed 001, the baseline of 004).
+
+    ``estimator="exact"``: the closed form; ``"mc"``: ``samples`` posterior draws per (t, s, a), step t seeded with
+    ``[seed, t]`` (approximate). The observed pair's row is exactly the point mass on s_{t+1} (the SCM reproduces
+    the observation). ``layers`` and ``choice_rule`` as in :func:`~stormcf.counterfactual_mdp.model.build_cfmdp`.
+    """
+    if estimator not in ESTIMATORS:
+        raise OptionError(f"unknown Gumbel-max estimator {estimator!r}: use one of {', '.join(ESTIMATORS)}")
+    if estimator == "mc" and samples < 1:
+        raise OptionError(f"the Monte Carlo estimator needs at least one sample, got {samples}")
+    model = path.model
+    P = model.transitions
+
+    def values(t: int, rows: np.ndarray, entries: np.ndarray, row: int, successor: int) -> tuple[np.ndarray, ...]:
+        Q = counterfactual_transitions(model, row, successor, rows, estimator, samples, seed=[seed, t])
+        v = _on_entries(Q, P, rows, entries)
+        mine = np.repeat(rows == row, P.indptr[rows + 1] - P.indptr[rows])
+        v[mine] = (P.indices[entries[mine]] == successor).astype(float)
+        return v, v
+
+    method = "gumbel-max, exact" if estimator == "exact" else \
+        f"gumbel-max, Monte Carlo, {samples} samples per (t, s, a)"
+    return build_cfmdp(path, values, "point", method, layers, choice_rule, approximate=estimator == "mc")
+
+
+def _on_entries(Q: sp.csr_matrix, P: sp.csr_matrix, rows: np.ndarray, entries: np.ndarray) -> np.ndarray:
+    """The values of ``Q`` (one row per requested row, support within P's) at the given transitions of those rows."""
+    n = P.shape[1]
+    owner = np.repeat(np.arange(rows.size), P.indptr[rows + 1] - P.indptr[rows])
+    want = owner.astype(np.int64) * n + P.indices[entries]
+    have = np.repeat(np.arange(Q.shape[0], dtype=np.int64), np.diff(Q.indptr)) * n + Q.indices
+    at = np.searchsorted(want, have)
+    if np.any(at >= want.size) or np.any(want[np.minimum(at, want.size - 1)] != have):
+        raise PathError("Gumbel-max counterfactual rows leave the support of the model")
+    out = np.zeros(entries.size)
+    out[at] = Q.data
+    return out

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scipy import integrate, stats
 
 import stormcf
-from stormcf import gumbel
+from stormcf.counterfactual_mdp import gumbel
 
 def rows(*qs):
     return sp.csr_matrix(np.array(qs, dtype=float))

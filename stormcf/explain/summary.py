@@ -1,76 +1,16 @@
-"""Algorithm 1 of the paper: counterfactual paths τ' sampled from π*_τ, and their summary.
-
-A sample starts in (s_0, l = 0); at step t it plays a'_t = π*((s'_t, l_t), t), collects R(s'_t, a'_t), moves to
-s'_{t+1} ~ P_τ,t(. | s'_t, a'_t) and sets l_{t+1} = l_t + [a'_t is a change]. The explanation is the action sequence
-a'_0..a'_{T-1}. The summary (the paper's Fig. 5c) lists the distinct sequences other than the observed one with
-their frequency, mean outcome and changes (t: from -> to), and the per-step change frequency (Fig. 5b).
-All samples are drawn at once, vectorized per step.
+"""The explanation summary of seed 001 (the paper's Fig. 5): counterfactual paths sampled from π*_τ (Algorithm 1,
+:func:`stormcf.counterfactual_mdp.sample_paths`) summarised as the distinct action sequences other than the observed
+one, with their frequency, mean outcome and changes (t: from -> to), and the per-step change frequency. Frequencies
+and means are Monte Carlo estimates.
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .dp import KChangePolicy
-from .problem import ExplanationError
-
-
-@dataclass(frozen=True, eq=False)
-class SampledPaths:
-    """N counterfactual paths: global state ids and choices (N, T), changes used before each step, outcomes."""
-
-    policy: KChangePolicy
-    k: int
-    states: np.ndarray
-    choices: np.ndarray
-    changes_used: np.ndarray
-    change: np.ndarray
-    outcomes: np.ndarray
-    seconds: float
-
-    @property
-    def n(self) -> int:
-        return int(self.outcomes.size)
-
-
-def sample_paths(policy: KChangePolicy, k: int, n: int, seed: int | None = 0) -> SampledPaths:
-    """Algorithm 1, ``n`` times, with ``numpy.random.default_rng(seed)``."""
-    start = time.perf_counter()
-    cf = policy.cfmdp
-    if not policy.feasible(k):
-        raise ExplanationError(f"no policy with at most {k} changes exists; nothing to sample")
-    rng = np.random.default_rng(seed)
-    T = cf.T
-    states = np.empty((n, T), dtype=np.int64)
-    choices = np.empty((n, T), dtype=np.int64)
-    used = np.zeros((n, T), dtype=np.int64)
-    change = np.zeros((n, T), dtype=bool)
-    s = np.full(n, cf.steps[0].states[0])
-    l = np.zeros(n, dtype=np.int64)
-    outcome = np.zeros(n)
-    for t, step in enumerate(cf.steps):
-        local = step.local(s)
-        pos = policy.choice_positions(t, k)[local, l]
-        states[:, t], choices[:, t], used[:, t] = s, step.choices[pos], l
-        change[:, t] = step.change[pos]
-        outcome += step.reward[pos]
-        if step.rows is not None:
-            s = cf.steps[t + 1].states[_draw_columns(step.rows, pos, rng.random(n))]
-            l = l + change[:, t]
-    return SampledPaths(policy, k, states, choices, used, change, outcome, time.perf_counter() - start)
-
-
-def _draw_columns(rows, pos: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """One column per requested CSR row, drawn by inverse CDF with the uniform numbers ``u``."""
-    lo, hi = rows.indptr[pos], rows.indptr[pos + 1]
-    cdf = np.cumsum(rows.data)
-    base = np.where(lo > 0, cdf[np.maximum(lo - 1, 0)], 0.0)
-    target = base + u * (cdf[hi - 1] - base)
-    j = np.clip(np.searchsorted(cdf, target, side="right"), lo, hi - 1)
-    return rows.indices[j]
+from ..counterfactual_mdp import SampledPaths
 
 
 @dataclass(frozen=True)
@@ -116,8 +56,8 @@ class ExplanationSummary:
 def summarize(paths: SampledPaths, seed: int | None = None) -> ExplanationSummary:
     """Distinct action sequences (by action name) other than the observed one, with frequency, mean outcome and
     changes; per-step change frequencies."""
-    m = paths.policy.cfmdp.problem.model
-    observed = paths.policy.cfmdp.problem.observed_action_ids
+    m = paths.cfmdp.model
+    observed = m.choice_actions[paths.cfmdp.path.choices]
     names = m.choice_actions[paths.choices]
     unique, inverse, counts = np.unique(names, axis=0, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
