@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence
+from typing import Any
 
 from ..model import ExplicitModel
 from ..report import Report, write_json
@@ -22,8 +22,8 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
                         help="write the result as JSON to OUT ('-': stdout, which then holds only the JSON)")
 
 
-def model_from_args(args: argparse.Namespace, properties: Sequence[str] = ()) -> ExplicitModel:
-    model = load_model(args.model, constants=args.constants, properties=[p for p in properties if p])
+def model_from_args(args: argparse.Namespace) -> ExplicitModel:
+    model = load_model(args.model, constants=args.constants)
     return model.with_naming(args.state_names) if args.state_names != "valuation" else model
 
 
