@@ -17,10 +17,10 @@ from .build import exact_transition_values, interval_mdp, storm_model_of
 from .check import (PRECISION, CheckResult, check, check_dtmc, check_exact, check_interval_mdp, optimal_choices,
                     prob01_states, reach_values)
 from .formulas import parse_property
-from .load import load_model, storm_version, stormpy_example
+from .load import load_model, storm_version, stormpy_example, variable_bounds
 
 _stormpy.developer.set_log_level(_stormpy.developer.LogLevel.OFF)   # Storm's own log lines would pollute stdout
 
 __all__ = ["PRECISION", "CheckResult", "check", "check_dtmc", "check_exact", "check_interval_mdp",
            "exact_transition_values", "interval_mdp", "load_model", "optimal_choices", "parse_property",
-           "prob01_states", "reach_values", "storm_model_of", "storm_version", "stormpy_example"]
+           "prob01_states", "reach_values", "storm_model_of", "storm_version", "stormpy_example", "variable_bounds"]
