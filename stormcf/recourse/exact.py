@@ -74,7 +74,9 @@ def assemble_mdp(n_states: int, source: np.ndarray, successors: sp.csr_matrix, a
     """An MDP from choices in any order (``source[c]`` owns choice c, ``successors`` row c its distribution, ``action``
     indexes ``names``), with the deadlock self-loop added to states without a choice. Returns the model and
     ``order``: row r of the model is the given choice ``order[r]`` (the self-loops are numbered after them)."""
-    dead = np.setdiff1d(np.arange(n_states), source)
+    has_choice = np.zeros(n_states, dtype=bool)
+    has_choice[source] = True
+    dead = np.flatnonzero(~has_choice)
     order = np.argsort(np.concatenate([source, dead]), kind="stable")
     loops = sp.csr_matrix((np.ones(dead.size), (np.arange(dead.size), dead)), shape=(dead.size, n_states))
     P = sp.vstack([successors, loops], format="csr")[order]
@@ -128,9 +130,7 @@ def plan_mdp(problem: RecourseProblem, max_states: int = MAX_STATES) -> Recourse
         if not next_X or sum(len(x) for x in next_X) == 0:
             break
         X, used = np.vstack(next_X), np.vstack(next_used)
-        keys = np.hstack([X, used])
-        unique, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-        inverse = inverse.ravel()
+        first, inverse = unique_rows(X, used, problem.state0)
         offset += len(layer_X)
         layer_X, layer_used = X[first], used[first]
         parts.append((np.concatenate(src), offset + inverse, np.concatenate(act), np.concatenate(val),
@@ -141,6 +141,17 @@ def plan_mdp(problem: RecourseProblem, max_states: int = MAX_STATES) -> Recourse
         states_X.append(layer_X)
         states_used.append(layer_used)
     return _python_mdp(problem, np.vstack(states_X), total, parts)
+
+
+def unique_rows(X: np.ndarray, used: np.ndarray, x0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct states (x, U): the index of the first row of each and every row's class (np.unique's return_index
+    and return_inverse), comparing only the columns some row changed and U packed into bits (rows as bytes)."""
+    changed = np.flatnonzero(np.any(X != x0, axis=0))
+    bits = np.packbits(used, axis=1).view(np.uint8)
+    keys = np.hstack([np.ascontiguousarray(X[:, changed] + 0.0).view(np.uint8).reshape(len(X), -1), bits])
+    keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
 
 
 def _python_mdp(problem: RecourseProblem, X: np.ndarray, n: int, parts: list[tuple[np.ndarray, ...]]) -> RecourseMDP:

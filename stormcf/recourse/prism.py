@@ -101,7 +101,7 @@ class PrismRecourse:
     threshold: float = 1.0
     gower_ranges: Mapping[str, float] | None = None
     target_class: Any = 1
-    _arrays: dict = field(default_factory=dict, repr=False)
+    _arrays: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
@@ -118,12 +118,13 @@ class PrismRecourse:
         if not families:
             raise RecourseError(f"{m.source}: the model has no labelled commands (actions)")
         V = np.column_stack([np.asarray(m.valuations[v], dtype=float) for v in m.variables])
+        accept = self._target_mask(V)
         cost = m.step_rewards(self.cost)
         effort = m.step_rewards(self.effort) if self.effort is not None else cost
         if np.any(cost < 0) or np.any(effort < 0):
             raise RecourseError(f"reward model \"{self.cost if np.any(cost < 0) else self.effort}\" has negative "
                                 f"rewards; recourse costs must be >= 0")
-        self._arrays.update(families=families, V=V, cost=cost, effort=effort, accept=self._target_mask(V))
+        self._arrays.update(families=families, cost=cost, effort=effort, accept=accept)
         self._index_choices()
         self._arrays["gower"] = self._gower(V)
         self._arrays["freq"] = self._choice_changes(V)
