@@ -281,13 +281,7 @@ def _exact_induced(strategy: Strategy, choice_rewards: dict) -> tuple[sp.csr_mat
 
 def _exact_state_rewards(m: ExplicitModel, name: str, values, sigma: list[Fraction]) -> list[Fraction]:
     """Σ_a σ(s, a)·(r(s, a) + Σ_s' P(s, a, s')·r(s, a, s')) per state, exactly."""
-    rm = m.rewards[name]
-    per_choice = [_decimal(x) for x in rm.choice.tolist()] if rm.choice is not None else [Fraction(0)] * m.n_choices
-    if rm.transition is not None:
-        P = m.transitions
-        for k in np.flatnonzero(rm.transition).tolist():
-            r = int(np.searchsorted(P.indptr, k, side="right") - 1)
-            per_choice[r] += values[k] * _decimal(rm.transition[k])
+    per_choice = storm.expected_choice_rewards_exact(m, name, values)
     out = [Fraction(0)] * m.n_states
     for r in (r for r, x in enumerate(sigma) if x):
         out[int(m.state_of_choice[r])] += sigma[r] * per_choice[r]

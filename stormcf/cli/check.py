@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    model = model_from_args(args, [args.prop])
+    model = model_from_args(args)
     prop = storm.parse_property(model, args.prop)
     if args.strategy:
         result = check_strategy(Strategy.load(model, args.strategy), prop, exact=args.exact)

@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..model import ExplicitModel
 from ..storm import load_model
@@ -19,8 +19,8 @@ def add_model_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how states are named: valuation (s=3 & d=0), labels, index, or a template like '{s}/{d}'")
 
 
-def model_from_args(args: argparse.Namespace, properties: Sequence[str] = ()) -> ExplicitModel:
-    model = load_model(args.model, constants=args.constants, properties=[p for p in properties if p])
+def model_from_args(args: argparse.Namespace) -> ExplicitModel:
+    model = load_model(args.model, constants=args.constants)
     return model.with_naming(args.state_names) if args.state_names != "valuation" else model
 
 

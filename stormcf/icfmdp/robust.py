@@ -77,7 +77,7 @@ class CounterfactualPolicy:
     def table(self, t: int) -> dict[str, str]:
         """π_t as {state name: action name} for the states reachable at step t."""
         m = self.model
-        return {m.state_name(int(s)): m.action(int(self.rows[t, s])) for s in np.flatnonzero(self.reachable[t])}
+        return {m.state_name(int(s)): m.choice_name(int(self.rows[t, s])) for s in np.flatnonzero(self.reachable[t])}
 
     def changes(self) -> list[int]:
         """The steps at which the policy, in the observed state, chooses another action than the observation."""
@@ -89,7 +89,7 @@ class CounterfactualPolicy:
         steps = []
         for t in range(self.horizon):
             states = np.flatnonzero(self.reachable[t])
-            steps.append([{"state": m.valuation(int(s)) if m.variables else int(s), "action": m.action(int(self.rows[t, s])),
+            steps.append([{"state": m.valuation(int(s)) if m.variables else int(s), "action": m.choice_name(int(self.rows[t, s])),
                            "value": float(self.values[t, s])} for s in states])
         return {"kind": self.kind, "reward": self.reward, "value": self.value, "seconds": self.seconds,
                 "changes_from_observation": self.changes(), "policy": steps}
@@ -99,7 +99,7 @@ class CounterfactualPolicy:
         obs_actions = self.path.actions
         for t in range(self.horizon):
             s = int(self.path.states[t])
-            chosen = m.action(int(self.rows[t, s]))
+            chosen = m.choice_name(int(self.rows[t, s]))
             mark = "" if chosen == obs_actions[t] else f"   (observed: {obs_actions[t]})"
             lines.append(f"  t={t:<3d} in observed state {m.state_name(s)}: {chosen}{mark}")
         return "\n".join(lines)

@@ -14,7 +14,7 @@ from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelCo
 
 from ..errors import StormcfError
 from ..model import ExplicitModel, RewardModel
-from .handle import StormHandle
+from .handle import StormHandle, copy_model
 
 
 _BUILT: "weakref.WeakKeyDictionary[ExplicitModel, StormHandle]" = weakref.WeakKeyDictionary()
@@ -94,18 +94,47 @@ def _rational(x) -> Any:
 
 
 def _exact_storm_model(model: ExplicitModel):
-    """Storm's build of the model over ``stormpy.Rational`` (cached); same states and choices as the float build."""
+    """Storm's build of the model over ``stormpy.Rational`` (cached); same states and choices as the float build,
+    transition rewards lifted to their exact expectation per choice as in the float build."""
     handle = _handle_of(model)
     if handle.exact_model is None:
         if handle.description is None:
             raise StormcfError(f"{model.source}: exact arithmetic needs a model given as a PRISM or JANI file")
-        exact = stormpy.build_model[stormpy.Rational](
-            handle.description, options=stormpy.BuilderOptions(handle.properties, build_full=True))
+        exact = stormpy.build_model[stormpy.Rational](handle.description,
+                                                      options=stormpy.BuilderOptions(build_full=True))
         if exact.nr_states != model.n_states or exact.nr_choices != model.n_choices:
             raise StormcfError("the exact (rational) build of the model differs from the float build")
         handle.exact_model = exact
+        lifted = [name for name, rm in model.rewards.items() if rm.transition is not None]
+        if lifted:
+            values = exact_transition_values(model)
+            handle.exact_model = copy_model(exact, {name: _exact_lifted_rewards(model, name, values) for name in lifted})
     return handle.exact_model
 
+
+def _exact_lifted_rewards(model: ExplicitModel, name: str, values: Sequence[Fraction]):
+    """The reward model ``name`` over rationals, transition rewards as Σ_s' P(s,a,s')·r(s,a,s') per choice."""
+    rm = model.rewards[name]
+    per_choice = expected_choice_rewards_exact(model, name, values)
+    kwargs = {"optional_state_action_reward_vector": [_rational(x) for x in per_choice]}
+    if rm.state is not None:
+        kwargs["optional_state_reward_vector"] = [_rational(x) for x in rm.state.tolist()]
+    return SparseRewardModel[stormpy.Rational](**kwargs)
+
+
+def expected_choice_rewards_exact(model: ExplicitModel, name: str, values: Sequence[Fraction]) -> list[Fraction]:
+    """Per choice, exactly: the state-action reward plus Σ_s' P(s,a,s')·r(s,a,s') with the exact transition
+    probabilities ``values`` (aligned with ``model.transitions.data``); rewards are read as the shortest decimals
+    that print them."""
+    rm = model.rewards[name]
+    per_choice = ([Fraction(repr(x)) for x in rm.choice.tolist()] if rm.choice is not None
+                  else [Fraction(0)] * model.n_choices)
+    if rm.transition is not None:
+        entries = np.flatnonzero(rm.transition)
+        rows = np.searchsorted(model.transitions.indptr, entries, side="right") - 1
+        for k, row in zip(entries.tolist(), rows.tolist()):
+            per_choice[row] += values[k] * Fraction(repr(float(rm.transition[k])))
+    return per_choice
 
 
 def exact_transition_values(model: ExplicitModel) -> tuple[Fraction, ...]:
