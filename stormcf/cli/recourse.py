@@ -43,6 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     ga.add_argument("--dedupe", choices=("objectives", "phenotype"), default="objectives",
                     help="duplicates are equal objective vectors (the authors') or equal plans")
     p.add_argument("--no-exact", action="store_true", help="skip Storm's least cost on the plan MDP")
+    p.add_argument("--storm-front", action="store_true", help="also Storm's achievable (cost, Gower) set "
+                   "(multi-objective, deterministic models) and the check that every plan lies inside it")
     p.add_argument("--json", metavar="OUT", help="write the result as JSON to OUT ('-' for stdout)")
     p.add_argument("--plot", metavar="OUT.png", help="draw the front and the actions by position")
     p.set_defaults(run=run)
@@ -65,7 +67,7 @@ def _problem(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     problem, model = _problem(args)
     settings = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
-    result = solve_recourse(problem, settings, exact=not args.no_exact)
+    result = solve_recourse(problem, settings, exact=not args.no_exact, achievable=args.storm_front)
     if args.json != "-":
         if model is not None:
             print(model_line(model))

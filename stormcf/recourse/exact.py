@@ -13,6 +13,13 @@ state is accepted (costs are >= 0, so stopping at the first accepted state is op
 the exact optimum over plans, and following Storm's optimal scheduler from x_0 gives the plan; on stochastic models
 it is the optimum over closed-loop strategies (that may react to outcomes), a lower bound for every open-loop plan.
 
+**Storm's achievable set** (deterministic models): the plan MDP restricted to the states from which acceptance is
+reachable, with a choice "stop" from every accepted state to a sink ``"done"`` that earns the reward "gower" =
+Gower(x_0, x); every path then ends in ``"done"``. Storm's Pareto query ``multi(R{"cost"}min=? [F "done"],
+R{"gower"}min=? [F "done"])`` ranges over randomised strategies, so its achievable set is the convex hull of the pure
+plans' (cost, Gower) points plus everything worse: every plan lies inside Storm's over-approximation of it (a test
+of the GA), and the cost-extreme point is the least cost.
+
 **Re-check of a plan**: the DTMC the plan induces, with states (t, s) for every step t and state s the plan reaches
 with positive probability, plus a sink ``"done"`` after the last step; the final states where f is the target are
 labelled ``"accept"``. Storm's ``R{"cost"}=? [F "done"]``, ``R{"effort"}=? [F "done"]`` and ``P=? [F "accept"]`` on
@@ -27,8 +34,11 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from scipy.optimize import linprog
+
+from .. import storm
 from ..model import ExplicitModel, RewardModel
-from ..reachability import optimal_strategy
+from ..reachability import can_reach, optimal_strategy
 from ..verify import Check, check_model
 from .objectives import apply_action, gower
 from .problem import RecourseError, RecourseProblem
@@ -213,6 +223,63 @@ def _follow(mdp: RecourseMDP, probabilities: np.ndarray) -> list[tuple[int, floa
         plan.append((int(mdp.action[row]), float(mdp.value[row])))
         s = int(m.transitions.indices[m.transitions.indptr[row]])
     return plan
+
+
+# ================================================================================================ achievable set
+#: absolute precision asked of Storm's Pareto front
+FRONT_PRECISION = 1e-6
+
+
+def stop_mdp(mdp: RecourseMDP) -> ExplicitModel:
+    """The plan MDP with the "stop" choices and the sink "done" of the achievable-set query (module docs)."""
+    if not mdp.deterministic:
+        raise RecourseError("Storm's achievable (cost, Gower) set is computed for deterministic models only")
+    m = mdp.model
+    accept = m.label(mdp.accept_label)
+    good = can_reach(m, accept)
+    if not good[m.initial_state]:
+        raise RecourseError("no plan reaches acceptance: there is no achievable set")
+    successor = m.transitions.indices[m.transitions.indptr[:-1]]
+    keep = np.flatnonzero(good[m.state_of_choice] & good[successor] & (successor != m.state_of_choice))
+    states = np.flatnonzero(good)
+    new = np.full(m.n_states, -1)
+    new[states] = np.arange(states.size)
+    sink = states.size
+    stops = np.flatnonzero(accept & good)
+    source = np.concatenate([new[m.state_of_choice[keep]], new[stops]])
+    target = np.concatenate([new[successor[keep]], np.full(stops.size, sink)])
+    successors = sp.csr_matrix((np.ones(source.size), (np.arange(source.size), target)), shape=(source.size,
+                                                                                               sink + 1))
+    names = m.action_names + ("stop",)
+    action = np.concatenate([m.choice_actions[keep], np.full(stops.size, len(names) - 1)])
+    rewards = {mdp.cost_reward: np.concatenate([m.rewards[mdp.cost_reward].choice[keep], np.zeros(stops.size)]),
+               "gower": np.concatenate([np.zeros(keep.size), mdp.gower[stops]])}
+    done = np.zeros(sink + 1, dtype=bool)
+    done[sink] = True
+    model, _ = assemble_mdp(sink + 1, source, successors, action, names, rewards, {DONE: done}, {},
+                            f"{m.source} with stop choices")
+    return model
+
+
+def achievable_set(mdp: RecourseMDP, precision: float = FRONT_PRECISION):
+    """Storm's Pareto answer for (cost, Gower) on the plan MDP (module docs): the achievable Pareto points and the
+    vertices of the over-approximation, as :class:`stormcf.storm.MultiObjectiveResult`."""
+    query = f'multi(R{{"{mdp.cost_reward}"}}min=? [F "{DONE}"], R{{"gower"}}min=? [F "{DONE}"])'
+    _, result = storm.pareto_points(stop_mdp(mdp), query, precision)
+    return result
+
+
+def inside(points: np.ndarray, vertices: np.ndarray, tolerance: float) -> np.ndarray:
+    """Whether each point (minimisation) lies in the convex hull of ``vertices`` plus the non-negative orthant,
+    up to ``tolerance`` per coordinate: a feasibility LP (HiGHS) per point."""
+    vertices = np.atleast_2d(vertices)
+    k = len(vertices)
+    out = []
+    for p in np.atleast_2d(points):
+        lp = linprog(np.zeros(k), A_ub=vertices.T, b_ub=p + tolerance, A_eq=np.ones((1, k)), b_eq=[1.0],
+                     bounds=(0, None), method="highs")
+        out.append(lp.status == 0)
+    return np.array(out, dtype=bool)
 
 
 # ================================================================================================ plan re-check

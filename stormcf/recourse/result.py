@@ -126,8 +126,9 @@ class RecourseResult(Report):
             for k, plan in enumerate(self.front, 1):
                 out += plan.lines(k)
         if self.storm_front is not None:
-            out.append(f"Storm's achievable (cost, Gower) set: {len(self.storm_front['vertices'])} vertices; "
-                       f"every plan of the front lies inside it: {self.storm_front['front_inside']}")
+            k = len(self.storm_front["vertices"])
+            out.append(f"Storm's achievable (cost, Gower) set ({self.storm_front['property']}): {k} "
+                       f"{'vertex' if k == 1 else 'vertices'}; every plan of the front lies inside it")
         out += [f"note: {n}" for n in self.extra_notes]
         return "\n".join(out)
 

@@ -10,7 +10,8 @@ import numpy as np
 from ..errors import VerificationFailure
 from .brkga import BRKGASettings, GAResult, brkga, dominates, sorted_front
 from .decoder import Evaluation, Plans
-from .exact import MAX_STATES, TOLERANCE, Optimum, RecourseMDP, check_plan, optimum, plan_dtmc, plan_mdp
+from .exact import (MAX_STATES, TOLERANCE, Optimum, RecourseMDP, achievable_set, check_plan, inside, optimum,
+                    plan_dtmc, plan_mdp)
 from .prism import PrismRecourse
 from .problem import RecourseProblem
 from .result import RecoursePlan, RecourseResult
@@ -20,7 +21,7 @@ Space = RecourseProblem | PrismRecourse
 
 
 def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *, exact: bool = True,
-                   max_states: int = MAX_STATES) -> RecourseResult:
+                   achievable: bool = False, max_states: int = MAX_STATES) -> RecourseResult:
     """Plans for a recourse problem (Python or PRISM front).
 
     1. The BRKGA (``settings``) gives the front of feasible, mutually non-dominated plans.
@@ -29,6 +30,8 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
        models that is the least cost over plans: Storm's optimal plan joins the front if the GA missed it, and the
        gap of the GA's cheapest plan is reported. On stochastic models (θ = 1) it is a lower bound.
     3. Every plan of the front is re-checked by Storm on the DTMC it induces; the numbers reported are Storm's.
+    4. With ``achievable`` (deterministic models with an optimum), Storm's multi-objective achievable (cost, Gower)
+       set; every plan of the front must lie inside its over-approximation (else VerificationFailure).
     """
     timings: dict[str, float] = {}
     start = time.perf_counter()
@@ -54,12 +57,17 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
     _confirm_bound(optimal if optimal is not None else lower, checked)
     front = _non_dominated(checked, problem)
     status = _status(problem, front, optimal, ga_cost, exact_answer)
+    storm_front = None
+    if achievable and optimal is not None:
+        tick = time.perf_counter()
+        storm_front = _achievable(exact_answer[0], front)
+        timings["achievable"] = time.perf_counter() - tick
     checks = [c for plan in checked for c in plan.checks]
     if exact_answer is not None:
         checks.insert(0, exact_answer[1].check)
     timings["total"] = time.perf_counter() - start
     return _result(problem, settings, status, front, optimal, lower, ga_cost, ga, exact_answer, checks, timings,
-                   notes)
+                   notes, storm_front)
 
 
 def _accepted_initially(problem: Space) -> bool:
@@ -156,12 +164,26 @@ def _status(problem: Space, front: list[RecoursePlan], optimal: float | None, ga
     return "optimal" if close else "suboptimal"
 
 
+def _achievable(mdp: RecourseMDP, front: list[RecoursePlan]) -> dict:
+    """Storm's achievable (cost, Gower) set, and the check that every plan of the front lies inside it."""
+    answer = achievable_set(mdp)
+    points = np.array([[p.cost, p.gower] for p in front]).reshape(-1, 2)
+    ok = inside(points, answer.over_approximation, answer.precision)
+    if not ok.all():
+        plan = front[int(np.flatnonzero(~ok)[0])]
+        raise VerificationFailure(f"plan {plan.actions} (cost {plan.cost!r}, Gower {plan.gower!r}) lies outside "
+                                  f"Storm's achievable set of {answer.property}")
+    return {"property": answer.property, "points": answer.points.tolist(),
+            "vertices": answer.over_approximation.tolist(), "precision": answer.precision,
+            "seconds": answer.seconds, "front_inside": bool(ok.all())}
+
+
 def _name(problem: Space) -> str:
     return problem.model.source if isinstance(problem, PrismRecourse) else problem.name
 
 
 def _result(problem: Space, settings: BRKGASettings, status: str, front: list[RecoursePlan], optimal, lower,
-            ga_cost, ga: GAResult | None, exact_answer, checks, timings, notes=()) -> RecourseResult:
+            ga_cost, ga: GAResult | None, exact_answer, checks, timings, notes=(), storm_front=None) -> RecourseResult:
     exact_model = None
     if exact_answer is not None:
         mdp, answer = exact_answer
@@ -171,5 +193,5 @@ def _result(problem: Space, settings: BRKGASettings, status: str, front: list[Re
     model = problem.model if isinstance(problem, PrismRecourse) else None
     return RecourseResult(status, _name(problem), problem.objectives, front, optimal, lower, ga_cost,
                           ga.generations if ga else 0, ga.evaluations if ga else 0, ga.seconds if ga else 0.0,
-                          dataclasses.asdict(settings), exact_model, checks, timings, model,
-                          extra_notes=list(notes))
+                          dataclasses.asdict(settings), exact_model, checks, timings, model, storm_front,
+                          list(notes))

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from stormcf.recourse import (Action, BRKGASettings, Feature, Plans, RecourseProblem, RelationGraph, ValueDomain,
                               brkga, brute_force, decode, solve_recourse)
 from stormcf.recourse.brkga import dominates, first_front
-from stormcf.recourse.exact import optimum, plan_mdp
+from stormcf.recourse.exact import achievable_set, inside, optimum, plan_mdp
 from stormcf.recourse.objectives import simulate
 
 from .oracles import numeric2
@@ -124,6 +124,29 @@ def test_storm_least_cost_equals_brute_force_minimum(problem):
     assert answer.value == pytest.approx(bf.evaluation.cost[feasible].min(), rel=1e-9, abs=1e-12)
     plan = problem.evaluate(Plans.from_steps([answer.plan], len(problem.actions)))
     assert plan.feasible[0] and plan.cost[0] == pytest.approx(answer.value, rel=1e-9, abs=1e-12)
+
+
+@settings(max_examples=20)
+@given(problems())
+def test_no_plan_lies_beyond_storms_achievable_set(problem):
+    """Storm's multi-objective over-approximation of the achievable (cost, Gower) set contains every feasible plan
+    (brute force) and every plan of the GA's front; its cost-extreme point is the least cost."""
+    bf = brute_force(problem)
+    feasible = bf.evaluation.feasible
+    if not feasible.any() or problem.accepts(problem.state0[None])[0]:
+        return
+    mdp = plan_mdp(problem)
+    answer = achievable_set(mdp)
+    points = np.column_stack([bf.evaluation.cost, bf.evaluation.gower])[feasible]
+    assert inside(points, answer.over_approximation, 1e-6).all()
+    assert answer.points[:, 0].min() == pytest.approx(optimum(mdp).value, abs=1e-6)
+    result = solve_recourse(problem, BRKGASettings(n_offspring=40, n_mutants=20, generations=10), achievable=True)
+    assert result.storm_front["front_inside"]
+
+
+def test_storm_pareto_points_are_the_pure_front_on_o4():
+    answer = achievable_set(plan_mdp(numeric2()))
+    assert answer.points == pytest.approx(np.array([[6.3, 0.348925], [7.0, 0.254839]]), abs=1e-6)
 
 
 def test_first_front_agrees_with_pairwise_dominance():

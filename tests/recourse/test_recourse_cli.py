@@ -46,12 +46,15 @@ def test_prism_front_json_to_stdout(capsys):
 def test_dataset_front_with_grid_json_and_plot(capsys, tmp_path):
     out_file, plot = tmp_path / "r.json", tmp_path / "front.png"
     code, out, _ = run(capsys, "recourse", "--dataset", "adult", "--instance", "2", "--grid", "5", *SMALL,
-                       "--json", str(out_file), "--plot", str(plot))
+                       "--json", str(out_file), "--plot", str(plot), "--storm-front")
     assert code == 0 and "least cost:" in out and plot.stat().st_size > 10_000
+    assert "every plan of the front lies inside it" in out
     data = json.loads(out_file.read_text())
     assert data["optimal_cost"] == pytest.approx(data["front"][0]["cost"])
     assert data["gap"] == pytest.approx(data["ga_cost"] - data["optimal_cost"])
     assert data["model"] is None and data["exact_model"]["states"] > 1
+    assert data["storm_front"]["front_inside"] and min(p[0] for p in data["storm_front"]["points"]) == \
+        pytest.approx(data["optimal_cost"], abs=1e-6)
 
 
 @pytest.mark.parametrize("argv, message", [
