@@ -47,7 +47,7 @@ def apply_action(problem: RecourseProblem, i: int, X: np.ndarray, v: np.ndarray)
     if rounding.effort is not None:
         effort = np.round(effort, rounding.effort)
     valid = changed.any(axis=1) & np.isfinite(effort) & (effort >= 0) & np.isfinite(Y).all(axis=1)
-    valid &= _categories_in_range(problem, Y)
+    valid &= _categories_in_range(problem, Y, changed)
     if action.pre is not None:
         valid &= np.broadcast_to(np.asarray(action.pre(x), dtype=bool), valid.shape)
     if action.post is not None:
@@ -55,28 +55,29 @@ def apply_action(problem: RecourseProblem, i: int, X: np.ndarray, v: np.ndarray)
     return StepOutcome(Y, changed, valid, effort, discount(problem, x, changed))
 
 
-def _categories_in_range(problem: RecourseProblem, Y: np.ndarray) -> np.ndarray:
+def _categories_in_range(problem: RecourseProblem, Y: np.ndarray, changed: np.ndarray) -> np.ndarray:
+    """Whether the changed categorical features hold a category index."""
     ok = np.ones(len(Y), dtype=bool)
-    for j, f in enumerate(problem.features):
-        if f.is_categorical:
-            column = Y[:, j]
-            ok &= (column >= 0) & (column < len(f.categories)) & (column == np.floor(column))
+    for j in np.flatnonzero(problem.categorical & changed.any(axis=0)):
+        column = Y[:, j]
+        ok &= (column >= 0) & (column < len(problem.features[j].categories)) & (column == np.floor(column))
     return ok
 
 
 def discount(problem: RecourseProblem, x: Rows, changed: np.ndarray) -> np.ndarray:
     """g_i(x_{t-1}) = mean over the changed features h with incoming edges of ĝ_h(x_{t-1}) = mean_k τ_kh(x_{t-1})
-    (Eq. 1-2; 1 when no changed feature has an incoming edge)."""
-    targets = problem.graph.targets
+    (Eq. 1-2; 1 when no changed feature has an incoming edge). τ is evaluated only for targets some row changed."""
     n = len(x)
-    if not targets:
-        return np.ones(n)
     index = problem.index
-    g_hat = np.column_stack([np.mean([np.broadcast_to(np.asarray(tau(x), dtype=float), (n,))
-                                      for _, tau in problem.graph.incoming(h)], axis=0) for h in targets])
-    mask = changed[:, [index[h] for h in targets]]
-    count = mask.sum(axis=1)
-    return np.where(count > 0, (g_hat * mask).sum(axis=1) / np.maximum(count, 1), 1.0)
+    total, count = np.zeros(n), np.zeros(n)
+    for h in problem.graph.targets:
+        rows = changed[:, index[h]]
+        if not rows.any():
+            continue
+        taus = [np.broadcast_to(np.asarray(tau(x), dtype=float), (n,)) for _, tau in problem.graph.incoming(h)]
+        total += np.where(rows, np.mean(taus, axis=0), 0.0)
+        count += rows
+    return np.where(count > 0, total / np.maximum(count, 1), 1.0)
 
 
 def gower(problem: RecourseProblem, X: np.ndarray) -> np.ndarray:

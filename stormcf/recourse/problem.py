@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -350,11 +351,11 @@ class RecourseProblem:
         """R_h per feature (0 for categorical features, whose s_h is [x_h != x0_h])."""
         return self._ranges
 
-    @property
+    @cached_property
     def index(self) -> dict[str, int]:
         return {f.name: j for j, f in enumerate(self.features)}
 
-    @property
+    @cached_property
     def categorical(self) -> np.ndarray:
         return np.array([f.is_categorical for f in self.features])
 
