@@ -288,13 +288,12 @@ class PrismRecourse:
         _, steps = self._propagate(plans, record=True)
         a = self._arrays
         layers, supports = [], []
-        for t, (_, _, state, prob, rows) in enumerate(steps):
-            order = np.argsort(state, kind="stable")
-            supports.append((state[order], prob[order], rows[order]))
+        for _, _, state, prob, rows in steps:          # one plan: its entries are (state, probability), sorted
+            supports.append((state, prob, rows))
         for (s, _, rows), (s_next, _, _) in zip(supports[:-1], supports[1:]):
-            position = np.searchsorted(s_next, self.model.transitions[rows].tocoo().col)
-            coo = self.model.transitions[rows].tocoo()
-            layers.append(Layer(sp.csr_matrix((coo.data, (coo.row, position)), shape=(s.size, s_next.size)),
+            step = self.model.transitions[rows].tocoo()
+            position = np.searchsorted(s_next, step.col)
+            layers.append(Layer(sp.csr_matrix((step.data, (step.row, position)), shape=(s.size, s_next.size)),
                                 a["cost"][rows], a["effort"][rows]))
         final, _, _ = supports[-1]
         distributions = [dict(zip(s.tolist(), p.tolist())) for s, p, _ in supports]
@@ -363,7 +362,7 @@ class PrismRecourse:
 
     # ------------------------------------------------------------------------------------------ words
     def state_text(self, state: int) -> str:
-        return self.model.valuation_text(state)
+        return self.model.state_name(state)
 
     def changes_text(self, before: int, after: int) -> str:
         """The variables that differ between two states, ``edu 0 → 1``."""
