@@ -180,6 +180,22 @@ def test_bad_prism_inputs(tmp_path):
         PrismRecourse(person("1").model, "accept", "cost", threshold=0.0)
 
 
+def test_one_command_per_action_and_state(tmp_path):
+    file = tmp_path / "twice.prism"
+    file.write_text("mdp\nmodule m\n x : [0..2] init 0;\n [a] x=0 -> (x'=1);\n [a] x=0 -> (x'=2);\nendmodule\n"
+                    "label \"accept\" = x=2;\nrewards \"cost\" [a] true : 1; endrewards\n")
+    with pytest.raises(RecourseError, match="two choices labelled 'a'"):
+        PrismRecourse(stormcf.load_model(file), "accept", "cost")
+
+
+def test_accepted_initial_state_is_trivial(tmp_path):
+    file = tmp_path / "done.prism"
+    file.write_text("mdp\nmodule m\n x : [0..1] init 1;\n [a] true -> (x'=0);\nendmodule\n"
+                    "label \"accept\" = x=1;\nrewards \"cost\" [a] true : 1; endrewards\n")
+    result = solve_recourse(PrismRecourse(stormcf.load_model(file), "accept", "cost"), SMALL)
+    assert result.status == "trivial" and result.front == [] and "already accepted" in str(result)
+
+
 def test_classifier_target_over_valuations():
     model = person("1").model
     problem = PrismRecourse(model, lambda V: (V[:, 0] >= 1) & (V[:, 1] == 1) & (V[:, 2] == 1), "cost",
