@@ -155,14 +155,22 @@ def _evaluated(space: PlanSpace, genotypes: np.ndarray) -> tuple[Plans, Evaluati
     return plans, space.evaluate(plans)
 
 
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """One comparable item per row (its bytes)."""
+    rows = np.ascontiguousarray(rows)
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+
+
 def _mate(rng: np.random.Generator, genotypes: np.ndarray, elite: np.ndarray, settings: BRKGASettings) -> np.ndarray:
-    """Biased uniform crossover of elite x non-elite parents, without duplicate genotypes (module docs, step 2)."""
+    """Biased uniform crossover of elite x non-elite parents, without duplicate genotypes (module docs, step 2): each
+    round draws the missing children at once and keeps those that repeat no genotype of the population, of an
+    earlier child or of an earlier row of the round."""
     elites = np.flatnonzero(elite)
     others = np.flatnonzero(~elite)
     if others.size == 0:
         others = elites
-    seen = {row.tobytes() for row in genotypes}
-    children: list[np.ndarray] = []
+    seen = _row_keys(genotypes)
+    children = np.empty((0, genotypes.shape[1]))
     for _ in range(settings.mating_rounds):
         missing = settings.n_offspring - len(children)
         if missing == 0:
@@ -170,12 +178,13 @@ def _mate(rng: np.random.Generator, genotypes: np.ndarray, elite: np.ndarray, se
         e = elites[(rng.random(missing) * elites.size).astype(np.int64)]
         o = others[(rng.random(missing) * others.size).astype(np.int64)]
         take_elite = rng.random((missing, genotypes.shape[1])) < settings.bias
-        for child in np.where(take_elite, genotypes[e], genotypes[o]):
-            key = child.tobytes()
-            if key not in seen:
-                seen.add(key)
-                children.append(child)
-    return np.array(children).reshape(len(children), genotypes.shape[1])
+        candidates = np.where(take_elite, genotypes[e], genotypes[o])
+        keys = _row_keys(candidates)
+        first = np.sort(np.unique(keys, return_index=True)[1])
+        fresh = first[~np.isin(keys[first], seen)]
+        children = np.vstack([children, candidates[fresh]])
+        seen = np.concatenate([seen, keys[fresh]])
+    return children
 
 
 def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings()) -> GAResult:
