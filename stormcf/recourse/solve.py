@@ -47,7 +47,7 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
         exact_answer, notes = _exact(problem, max_states)
         timings["exact"] = time.perf_counter() - tick
     tick = time.perf_counter()
-    optimal, lower = _optimum_values(problem, exact_answer)
+    optimal, lower = _optimum_values(exact_answer)
     if optimal is not None and exact_answer[1].plan is not None:
         candidates = _with_storm_plan(problem, candidates, exact_answer[1])
     checked = [_checked_plan(problem, plans, found_by) for plans, found_by in candidates]
@@ -56,7 +56,7 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
     ga_cost = min(ga_costs) if ga_costs else None
     _confirm_bound(optimal if optimal is not None else lower, checked)
     front = _non_dominated(checked, problem)
-    status = _status(problem, front, optimal, ga_cost, exact_answer)
+    status = _status(front, optimal, ga_cost, exact_answer)
     storm_front = None
     if achievable and optimal is not None:
         tick = time.perf_counter()
@@ -89,7 +89,7 @@ def _exact(problem: Space, max_states: int) -> tuple[tuple[RecourseMDP, Optimum]
     return (mdp, optimum(mdp)), []
 
 
-def _optimum_values(problem: Space, exact_answer) -> tuple[float | None, float | None]:
+def _optimum_values(exact_answer) -> tuple[float | None, float | None]:
     """(exact optimum over plans, lower bound) from Storm's answer."""
     if exact_answer is None:
         return None, None
@@ -150,7 +150,7 @@ def _non_dominated(plans: list[RecoursePlan], problem: Space) -> list[RecoursePl
     return sorted(keep, key=lambda p: (p.cost, p.gower, len(p.steps)))
 
 
-def _status(problem: Space, front: list[RecoursePlan], optimal: float | None, ga_cost: float | None,
+def _status(front: list[RecoursePlan], optimal: float | None, ga_cost: float | None,
             exact_answer) -> str:
     if exact_answer is not None and exact_answer[0].deterministic and not np.isfinite(exact_answer[1].value):
         if front:
