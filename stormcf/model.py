@@ -197,18 +197,23 @@ class ExplicitModel:
         return self.action_names[self.choice_actions[choice]]
 
     @cached_property
-    def choice_names(self) -> tuple[str, ...]:
-        """The name of every choice (row): its action name, or ``action#k`` when its state has several choices of
-        that action (k = 0, 1, ... in Storm's order of the choices within the state)."""
-        rows = np.arange(self.n_choices)
-        order = np.lexsort((rows, self.choice_actions, self.state_of_choice))
+    def _same_name_rank(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per choice: its rank among the choices of its state with the same action name (in row order), and how
+        many such choices the state has."""
+        order = np.lexsort((np.arange(self.n_choices), self.choice_actions, self.state_of_choice))
         key = self.state_of_choice[order] * (len(self.action_names) + 1) + self.choice_actions[order]
         first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
         size = np.diff(np.r_[first, len(order)])
-        rank = np.empty(self.n_choices, dtype=np.int64)
-        count = np.empty(self.n_choices, dtype=np.int64)
+        rank, count = np.empty(self.n_choices, dtype=np.int64), np.empty(self.n_choices, dtype=np.int64)
         rank[order] = np.arange(len(order)) - np.repeat(first, size)
         count[order] = np.repeat(size, size)
+        return rank, count
+
+    @cached_property
+    def choice_names(self) -> tuple[str, ...]:
+        """The name of every choice (row): its action name, or ``action#k`` when its state has several choices of
+        that action (k = 0, 1, ... in Storm's order of the choices within the state)."""
+        rank, count = self._same_name_rank
         names = [self.action_names[a] for a in self.choice_actions.tolist()]
         for r in np.flatnonzero(count > 1).tolist():
             names[r] = f"{names[r]}#{rank[r]}"
@@ -223,7 +228,7 @@ class ExplicitModel:
     def shared_action_states(self) -> np.ndarray:
         """Mask of the states with two or more choices of one action name (their choices are named ``a#k``)."""
         shared = np.zeros(self.n_states, dtype=bool)
-        shared[self.state_of_choice[np.fromiter(("#" in n for n in self.choice_names), bool, self.n_choices)]] = True
+        shared[self.state_of_choice[self._same_name_rank[1] > 1]] = True
         return _frozen(shared)
 
     def enabled_actions(self, state: int) -> list[str]:

@@ -32,14 +32,14 @@ class Property:
     Attributes:
         text: the property as Storm prints it, e.g. ``P<=1/5 [F "rejected"]``.
         operator: ``"P"`` (probability), ``"R"`` (reward), ``"T"`` (time), ``"LRA"`` (long-run average, also
-            written ``S``), ``"multi"`` (a multi-objective query) or ``None`` for a state formula.
+            written ``S``), ``"multi"`` (a multi-objective query), ``"quantile"`` or ``None`` for a state formula.
         optimization: ``"min"``, ``"max"`` or ``None``.
         comparison: ``"<="``, ``"<"``, ``">="``, ``">"`` when the property has a bound, else ``None``.
         threshold: the bound as an exact fraction (``1/5`` for ``0.2``), else ``None``.
         path: the path formula kind: ``"eventually"``, ``"until"``, ``"bounded_until"`` (step bounds),
             ``"reward_bounded_until"``, ``"globally"``, ``"next"``, ``"cumulative"``, ``"instantaneous"``, ``"total"``,
-            ``"long_run_average"`` (``LRA`` operators and ``R.. [LRA]``), ``"discounted"``, ``"state"`` (a state
-            formula), ``"multi"`` or ``"other"``.
+            ``"long_run_average"`` (``LRA`` operators and ``R.. [LRA]``), ``"discounted"``, ``"conditional"``
+            (``P=? [F a || F b]``), ``"state"`` (a state formula), ``"multi"``, ``"quantile"`` or ``"other"``.
         target: for ``F φ`` and ``ψ U φ`` (also step-bounded): the mask of states satisfying φ, computed by Storm.
         constraint: for ``ψ U φ``: the mask of ψ (all ``True`` for ``F``).
         step_bound: the upper step bound of ``F<=k`` / ``U<=k``.
@@ -75,6 +75,12 @@ class Property:
             raise PropertyError(f"property {self.text} has no bound")
         b = self.threshold if isinstance(value, Fraction) else float(self.threshold)
         return _COMPARE[self.comparison](value, b)
+
+    @property
+    def initial_state_only(self) -> bool:
+        """Storm answers the property for the initial state only (reward bounds, conditional probabilities,
+        quantiles)."""
+        return self.path in ("reward_bounded_until", "conditional", "quantile")
 
     @property
     def is_reachability(self) -> bool:

@@ -1,9 +1,11 @@
-"""``stormcf check MODEL --strategy S.json --prop '...'``: Storm's value of a property under a strategy."""
+"""``stormcf check MODEL --strategy S.json --prop '...'``: Storm's value of a property under a strategy (or on the
+model itself: any property Storm answers there, incl. multi-objective queries)."""
 from __future__ import annotations
 
 import argparse
 
 from .. import storm
+from ..errors import PropertyError
 from ..strategy import Strategy
 from ..verify import check_model, check_strategy, format_value
 from .common import add_model_arguments, model_from_args, model_line, print_json
@@ -23,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     model = model_from_args(args)
     prop = storm.parse_property(model, args.prop)
+    if prop.operator == "multi" and not args.strategy:
+        return _multiobjective(args, model, prop)
     if args.strategy:
         result = check_strategy(Strategy.load(model, args.strategy), prop, exact=args.exact)
     else:
@@ -42,3 +46,17 @@ def run(args: argparse.Namespace) -> int:
     print(f"checked by {result.method}")
     return 0
 
+
+def _multiobjective(args: argparse.Namespace, model, prop) -> int:
+    if args.exact:
+        raise PropertyError(f"{prop.text}: Storm answers multi-objective queries in floating point only (no exact "
+                            f"arithmetic)")
+    result = storm.check_multiobjective(model, prop)
+    if args.json:
+        print_json({"model": model.summary(), "strategy": None, "result": result.to_dict()})
+        return 0
+    print(model_line(model))
+    print("strategy: (none: the MDP itself)")
+    print(result)
+    print(f"checked by {result.method}")
+    return 0

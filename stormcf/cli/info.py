@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
 from .common import add_model_arguments, model_from_args, model_line, print_json
 
 
@@ -25,6 +27,16 @@ def run(args: argparse.Namespace) -> int:
                                or "none"))
     print("labels:        " + (", ".join(f'"{k}"' for k in summary["labels"]) or "none"))
     print("actions:       " + (", ".join(summary["actions"]) or "none"))
+    print("choice names:  " + _choice_naming(model))
     rewards = [f'"{k}" ({", ".join(parts)} rewards)' for k, parts in summary["reward_models"].items()]
     print("reward models: " + (", ".join(rewards) or "none"))
     return 0
+
+
+def _choice_naming(model) -> str:
+    shared = np.flatnonzero(model.shared_action_states)
+    if not shared.size:
+        return "the action names (no state has two choices of one action)"
+    s = int(shared[0])
+    return (f"{shared.size} state(s) have several choices of one action, named a#0, a#1, ... in Storm's order "
+            f"(e.g. {', '.join(model.enabled_actions(s))} in state {model.state_name(s)})")

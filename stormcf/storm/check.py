@@ -10,7 +10,6 @@ from typing import Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 import stormpy
-from stormpy.datastructures import BitVector
 from stormpy.models import SparseDtmc, SparseModelComponents, SparseRewardModel
 
 from ..errors import PropertyError, StormcfError
@@ -22,6 +21,8 @@ from .rewards import refuse_unsound
 
 #: relative precision of Storm's sound value iteration for floating-point checks
 PRECISION = Fraction(1, 10**10)
+#: relative precision of Storm's long-run average solver: its default, which stormpy 2.0 does not let us set
+LRA_PRECISION = Fraction(1, 10**6)
 #: how nature resolves the intervals of an interval MDP (Storm's UncertaintyResolutionMode)
 RESOLUTION = {"robust": "ROBUST", "cooperative": "COOPERATIVE"}
 
@@ -61,7 +62,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool)
     env = _environment(exact)
     formula = prop.storm.get_raw_formula()
     n = model.n_states
-    initial_only = prop.path == "reward_bounded_until"
+    initial_only = prop.initial_state_only
     try:
         holds = None
         if prop.operator is None:
@@ -76,6 +77,9 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool)
         result = stormpy.model_checking(storm_model, formula, environment=env, only_initial_states=initial_only)
     except Exception as err:
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+    if result.is_pareto_curve_check_result() or not result.is_quantitative():
+        raise PropertyError(f"Storm's answer to {prop.text} is not a number (e.g. a multi-dimensional quantile); "
+                            f"stormcf reports numbers only")
     raw = result.get_value_vector()
     if initial_only:
         raw = _initial_only(result, n, model.initial_state)

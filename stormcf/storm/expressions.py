@@ -19,29 +19,38 @@ import stormpy
 from ..errors import PropertyError
 
 
-def atomic_expressions(formula) -> tuple[list, bool]:
-    """The PRISM expressions (``AtomicExpressionFormula``) in a Storm formula, in order of appearance, and whether
-    the search is complete (stormpy gives some formulas, e.g. ``X φ``, only the base class, hiding their parts)."""
+#: formulas whose parts stormpy does not expose (only their printed form): Boolean combinations of state formulas,
+#: and the base class it gives ``X φ``, total rewards ``C`` and quantiles
+_OPAQUE = {"BinaryBooleanStateFormula", "UnaryBooleanStateFormula", "Formula"}
+
+
+def atomic_expressions(formula, enclosing=None) -> tuple[list, list]:
+    """The PRISM expressions (``AtomicExpressionFormula``) in a Storm formula, in order of appearance, and the state
+    formulas that enclose parts stormpy hides (``"a" & s=3``, ``X s=3``): those must be probed (see
+    :func:`~stormcf.storm.formulas.parse_property`)."""
     kind = type(formula).__name__
     if kind == "AtomicExpressionFormula":
-        return [formula.get_expression()], True
-    if kind == "Formula":
-        return [], str(formula) == "C"          # the total reward C has no state formula
-    found, complete = [], True
-    parts = [getattr(formula, p) for p in ("subformula", "left_subformula", "right_subformula") if hasattr(formula, p)]
+        return [formula.get_expression()], []
+    if enclosing is None or isinstance(formula, stormpy.logic.StateFormula):
+        enclosing = formula
+    if kind in _OPAQUE:
+        return [], ([] if str(formula) == "C" else [enclosing])
+    found, probes = [], []
+    parts = [getattr(formula, p) for p in ("subformula", "left_subformula", "right_subformula", "main_subformula",
+                                           "conditional_subformula") if hasattr(formula, p)]
     for part in parts + list(getattr(formula, "subformulas", ())):
-        expressions, whole = atomic_expressions(part)
+        expressions, hidden = atomic_expressions(part, enclosing)
         found += expressions
-        complete &= whole
-    return found, complete
+        probes += hidden
+    return found, probes
 
 
-def expression_labels(formula, valuations: Mapping[str, np.ndarray], n: int) -> tuple[dict[str, np.ndarray], bool]:
+def expression_labels(formula, valuations: Mapping[str, np.ndarray], n: int) -> tuple[dict[str, np.ndarray], list]:
     """The labels Storm needs to check ``formula`` on a model built without it: one per PRISM expression, named as
-    Storm names it (``(s1 = 12)``), with the mask of the states where the expression holds; and whether every
-    expression of the formula was found (see :func:`atomic_expressions`)."""
-    expressions, complete = atomic_expressions(formula)
-    return {str(e): evaluate(e, valuations, n, bool) for e in expressions}, complete
+    Storm names it (``(s1 = 12)``), with the mask of the states where the expression holds; and the state formulas
+    whose expressions stormpy hides (see :func:`atomic_expressions`)."""
+    expressions, probes = atomic_expressions(formula)
+    return {str(e): evaluate(e, valuations, n, bool) for e in expressions}, probes
 
 
 def missing_label(message: str) -> str | None:
@@ -61,9 +70,24 @@ def parse_expression(description, text: str):
         raise PropertyError(f"cannot parse the expression {text}: {err}") from None
 
 
+#: Boolean connectives combined with numpy over their operands' masks (their operands are evaluated by Storm)
+_CONNECTIVES = {"AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor, "IFF": np.equal,
+                "IMPLIES": lambda a, b: ~a | b}
+
+
 def evaluate(expression, valuations: Mapping[str, np.ndarray], n: int, kind: type = bool) -> np.ndarray:
     """The value of a Storm expression in each of the ``n`` states whose variables have the values ``valuations``
-    (name -> array), as a bool or float array (``kind``)."""
+    (name -> array), as a bool or float array (``kind``).
+
+    Boolean connectives (``&``, ``|``, ``!``, ``=>``, ``<=>``, xor) are combined over the masks of their operands, so
+    that each comparison is evaluated by Storm once per distinct valuation of the few variables *it* reads."""
+    if kind is bool and expression.is_function_application:
+        name = expression.operator.name
+        if name == "NOT":
+            return ~evaluate(expression.get_operand(0), valuations, n, bool)
+        if name in _CONNECTIVES:
+            return _CONNECTIVES[name](evaluate(expression.get_operand(0), valuations, n, bool),
+                                      evaluate(expression.get_operand(1), valuations, n, bool))
     variables = sorted(expression.get_variables(), key=lambda v: v.name)
     missing = [v.name for v in variables if v.name not in valuations]
     if missing:
@@ -73,14 +97,26 @@ def evaluate(expression, valuations: Mapping[str, np.ndarray], n: int, kind: typ
     if not variables:
         return np.full(n, _value(expression, kind), dtype=kind)
     columns = [np.asarray(valuations[v.name]) for v in variables]
-    keys = np.stack([c.astype(float) for c in columns], axis=1)
-    distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
+    first, inverse = _distinct_rows(columns)
     manager = expression.manager
     makers = [_literal_maker(manager, c.dtype) for c in columns]
-    values = np.empty(len(distinct), dtype=kind)
-    for i, row in enumerate(distinct.tolist()):
-        values[i] = _value(expression.substitute({v: make(x) for v, make, x in zip(variables, makers, row)}), kind)
-    return values[np.asarray(inverse).ravel()]
+    values = np.empty(len(first), dtype=kind)
+    for i, s in enumerate(first.tolist()):
+        values[i] = _value(expression.substitute({v: make(c[s]) for v, make, c in zip(variables, makers, columns)}),
+                           kind)
+    return values[inverse]
+
+
+def _distinct_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of the table with these columns: one state of each (``first``) and, for every state, the
+    number of its row (``inverse``). Columns are combined one at a time as dense codes (1-D sorts only)."""
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        values, codes = np.unique(column, return_inverse=True)
+        _, key = np.unique(key * len(values) + codes.ravel(), return_inverse=True)
+        key = key.ravel()
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
 
 
 def _literal_maker(manager, dtype: np.dtype):

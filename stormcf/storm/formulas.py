@@ -26,7 +26,8 @@ _OPERATORS = {"ProbabilityOperatorFormula": "P", "RewardOperatorFormula": "R", "
 _PATHS = {"EventuallyFormula": "eventually", "UntilFormula": "until", "BoundedUntilFormula": "bounded_until",
           "GloballyFormula": "globally", "CumulativeRewardFormula": "cumulative",
           "InstantaneousRewardFormula": "instantaneous", "LongRunAverageRewardFormula": "long_run_average",
-          "DiscountedTotalRewardFormula": "discounted", "DiscountedCumulativeRewardFormula": "discounted"}
+          "DiscountedTotalRewardFormula": "discounted", "DiscountedCumulativeRewardFormula": "discounted",
+          "ConditionalFormula": "conditional"}
 _REWARD_BOUND = re.compile(r'rew\{"([^"]*)"\}')
 
 
@@ -72,34 +73,40 @@ def parse_property(model: ExplicitModel, text: str) -> Property:
     formula = storm_property.get_raw_formula()
     printed = str(formula)
     _check_names(model, printed)
-    labels, complete = expression_labels(formula, model.valuations, model.n_states)
-    if not complete:
-        labels = _probe_labels(model, handle, formula, labels)
+    labels, probes = expression_labels(formula, model.valuations, model.n_states)
+    for probe in probes:
+        labels = _probe_labels(model, handle, probe, labels)
     return _property(model, handle, formula, printed, labels, storm_property)
 
 
 def _probe_labels(model: ExplicitModel, handle: StormHandle, formula, labels: dict) -> dict:
-    """The expression labels of a formula whose parts stormpy hides (``X φ``): check it and add each expression
-    Storm reports as an unknown label (Storm prints it as it names it), until Storm has them all."""
+    """The expression labels of a state formula whose parts stormpy hides (``"a" & s=3``, ``P=? [X s=3]``): check
+    it and add each expression Storm reports as an unknown label (Storm names the label as it prints the
+    expression), until Storm has them all. Other errors are left to the real check."""
     labels = dict(labels)
-    for _ in range(32):
+    while True:
         try:
             stormpy.model_checking(labelled_model(handle, labels), formula, only_initial_states=True)
             return labels
         except Exception as err:
             name = missing_label(_storm_message(err))
             if name is None or name in labels or handle.description is None:
-                return labels          # another problem: the check itself reports it
+                return labels
             labels[name] = evaluate(parse_expression(handle.description, name), model.valuations, model.n_states)
-    return labels
 
 
 def _property(model: ExplicitModel, handle: StormHandle, formula, printed: str, labels: dict,
               storm_property) -> Property:
-    operator = _OPERATORS.get(type(formula).__name__)
+    kind = type(formula).__name__
+    operator = "quantile" if printed.startswith("quantile(") else _OPERATORS.get(kind)
     if operator is None:
+        if kind == "GameFormula":
+            raise PropertyError(f"{printed}: game formulas are for stochastic games, which stormcf does not support")
         return Property(printed, None, None, None, None, "state", labels=labels,
                         target=_state_formula_mask(handle, formula, printed, labels), storm=storm_property)
+    if operator == "quantile":      # quantile(max A, φ): Storm answers it for the initial state
+        return Property(printed, "quantile", None, None, None, "quantile", labels=labels,
+                        reward_bounds=tuple(_REWARD_BOUND.findall(printed)), storm=storm_property)
     if operator == "multi":
         objectives = tuple(_property(model, handle, sub, str(sub), labels, None) for sub in formula.subformulas)
         return Property(printed, "multi", None, None, None, "multi", labels=labels, objectives=objectives,
@@ -135,6 +142,8 @@ def _path_formula(handle: StormHandle, sub, printed: str, labels: dict):
     if kind is None:                        # pybind gives Next and total-reward formulas only the base class
         text = str(sub)
         return {"C": "total"}.get(text, "next" if text.startswith("X ") else "other"), None, None, None
+    if kind == "conditional":
+        return kind, None, None, None
     if kind == "eventually":
         return kind, _state_formula_mask(handle, sub.subformula, printed, labels), None, None
     if kind in ("until", "bounded_until"):

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import stormcf
-from stormcf import storm
 
 
 def test_parse_property_fields(loan):

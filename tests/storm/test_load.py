@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import stormcf
-from stormcf import storm
 from stormcf.storm import stormpy_example
 
 
@@ -40,6 +39,7 @@ def test_bad_models(tmp_path, text, error, needle):
     ("pomdp", "maze_2.prism", "POMDP"),
     ("ctmc", "tiny.sm", "CTMC"),
     ("ma", "simple.ma", "MA"),
+    ("pomdp", "maze.drn", "POMDP"),
 ])
 def test_unsupported_model_types_are_refused_in_one_line(kind, name, type_name):
     with pytest.raises(stormcf.ModelError) as err:
@@ -121,3 +121,13 @@ def test_jani_with_transient_variables(tmp_path):
     assert stormcf.check_strategy(sigma, 'P=? [F "rejected"]', exact=True).exact == Fraction(411, 1000)
     assert stormcf.check_model(m, "Pmin=? [F s>=7]").value == pytest.approx(stormcf.check_model(
         stormcf.load_model(stormcf.example_path("loan.prism")), "Pmin=? [F s>=7]").value, abs=1e-12)
+
+
+def test_info_shows_choice_names(capsys):
+    from pathlib import Path
+    from stormcf.cli import main
+    zeroconf = Path(__file__).resolve().parents[1] / "data" / "qvbs" / "zeroconf.prism"
+    assert main(["info", str(zeroconf), "-c", "N=20,K=2,reset=true"]) == 0
+    out = capsys.readouterr().out
+    assert "MDP with 670 states" in out                                  # QVBS: Storm, 670 states
+    assert "choice names:  5 state(s) have several choices of one action" in out and "rec#0, rec#1 in state" in out

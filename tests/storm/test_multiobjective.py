@@ -17,7 +17,7 @@ def mo1():
 def _first_steps_then_b(m: stormcf.ExplicitModel, k: int) -> tuple[float, float]:
     """(P(F s=1), expected reward of the first 3 steps) of the scheduler that plays C for k steps, then B, computed
     on the explicit model by forward propagation (s=1 has the single action D, reward 4)."""
-    s0, s1 = m.state_index({"s": 0}), m.state_index({"s": 1})
+    s0 = m.state_index({"s": 0})
     rows = {a: m.choice_of(s0, a) for a in ("B", "C")}
     reward = np.asarray(m.expected_choice_rewards("rew"))
     dist = np.zeros(m.n_states)

@@ -82,3 +82,12 @@ def test_checks_never_change_the_users_storm_model(wlan):
     stormcf.parse_property(wlan, "Pmin=? [X x1=3]")
     assert set(model.labeling.get_labels()) == labels
     assert storm.storm_model_of(wlan) is model
+
+
+def test_expressions_on_induced_dtmcs_and_optimal_schedulers(wlan):
+    """The expression label travels with the property: Storm checks it on the DTMC a strategy induces too, and
+    Storm's optimal scheduler for it attains the optimum there."""
+    text = 'R{"time"}min=? [F s1=12 & s2=12]'
+    values, best = stormcf.optimal_strategy(wlan, text)
+    assert values[wlan.initial_state] == pytest.approx(1325, rel=1e-9)
+    assert stormcf.check_strategy(best, 'R{"time"}=? [F s1=12 & s2=12]').value == pytest.approx(1325, rel=1e-9)
