@@ -157,6 +157,25 @@ def _build_drn(file: Path, path: str) -> StormHandle:
 
 
 
+def variable_bounds(model: ExplicitModel) -> dict[str, tuple[int, int]]:
+    """The declared bounds ``[lo..hi]`` of the bounded integer variables of a PRISM model (global and in modules),
+    by variable name; empty for models without a PRISM description (JANI, DRN, arrays)."""
+    description = model.storm.description if isinstance(model.storm, StormHandle) else None
+    if not isinstance(description, _storage.PrismProgram):
+        return {}
+    variables = list(description.global_integer_variables)
+    for module in description.modules:
+        variables += list(module.integer_variables)
+    bounds = {}
+    for var in variables:
+        try:
+            bounds[var.name] = (var.lower_bound_expression.evaluate_as_int(),
+                                var.upper_bound_expression.evaluate_as_int())
+        except Exception:   # a bound Storm cannot evaluate without further constants: leave it out
+            continue
+    return bounds
+
+
 def stormpy_example(kind: str, name: str) -> Path:
     """The path of a model shipped with stormpy (``stormpy.examples.files``), e.g. ``("mdp", "slipgrid.nm")``."""
     from stormpy.examples.files import _path
