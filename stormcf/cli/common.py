@@ -9,8 +9,9 @@ from ..report import Report, write_json
 from ..storm import load_model
 
 
-def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL", help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
+def add_model_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    parser.add_argument("model", metavar="MODEL", nargs=None if required else "?", default=None,
+                        help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
     parser.add_argument("--constants", "-c", metavar="N=3,p=0.5", default=None,
                         help="values of undefined constants, PRISM style")
     parser.add_argument("--state-names", metavar="SCHEME", default="valuation",

@@ -9,12 +9,24 @@ discrete and a Storm re-check of every reported plan.
 - :mod:`.solve` (:func:`solve_recourse`), :mod:`.result` (:class:`RecourseResult`), :mod:`.trace`, :mod:`.plots`;
 - :mod:`.datasets`: Adult and German credit with the paper's classifiers, actions and relation graph.
 """
+from ..errors import RecourseError
 from .brkga import BRKGASettings, brkga
 from .bruteforce import brute_force
 from .decoder import Evaluation, Plans, decode
 from .prism import PrismRecourse
-from .problem import (AUTHORS_ROUNDING, OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph,
-                      Rounding, Rows, ValueDomain, add, set_to)
+from .problem import (
+                      AUTHORS_ROUNDING,
+                      OBJECTIVES,
+                      Action,
+                      Feature,
+                      RecourseProblem,
+                      RelationGraph,
+                      Rounding,
+                      Rows,
+                      ValueDomain,
+                      add,
+                      set_to,
+)
 from .result import RecoursePlan, RecourseResult
 from .solve import solve_recourse
 

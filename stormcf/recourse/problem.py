@@ -32,17 +32,13 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import StormcfError
+from ..errors import RecourseError
 
 if TYPE_CHECKING:
     from .decoder import Evaluation, Plans
 
 #: the objectives a problem can minimize, in the order of the objective vector F
 OBJECTIVES = ("cost", "gower", "freq")
-
-
-class RecourseError(StormcfError):
-    """A malformed recourse problem: unknown feature, bad domain, x_0 outside the features, bad objective names."""
 
 
 # ================================================================================================ features
