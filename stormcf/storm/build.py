@@ -198,37 +198,66 @@ def interval_mdp(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndar
 
 def _interval_mdp_by_umb(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndarray,
                          choice_rewards: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray], initial: int):
-    """Write the interval MDP as a UMB archive (format version 1, as Storm 2.0 writes it) and read it with Storm."""
-    n, n_choices = len(row_groups) - 1, lower.shape[0]
+    """The interval MDP written as a UMB archive and read by Storm (:func:`_model_by_umb`)."""
+    rewards = {name: {"choices": _pairs(r, r)} for name, r in
+               ((name, np.asarray(r, dtype=float)) for name, r in choice_rewards.items())}
+    return _model_by_umb(lower, _pairs(lower.data, upper.data), _INTERVAL, row_groups, labels, rewards, initial,
+                         "interval MDP")
+
+
+def dtmc(P: sp.csr_matrix, labels: Mapping[str, np.ndarray], initial: int,
+         state_rewards: Mapping[str, np.ndarray], choice_rewards: Mapping[str, np.ndarray]):
+    """The DTMC with transition matrix ``P`` (n x n CSR) as a Storm model (floating point), written in bulk as a UMB
+    archive: reward models from per-state rewards and per-state "action" rewards (one choice per state)."""
+    rewards: dict[str, dict[str, bytes]] = {}
+    for name, r in state_rewards.items():
+        rewards.setdefault(name, {})["states"] = _f64(r)
+    for name, r in choice_rewards.items():
+        rewards.setdefault(name, {})["choices"] = _f64(r)
+    return _model_by_umb(P, _f64(P.data), _DOUBLE, None, labels, rewards, initial, "DTMC")
+
+
+_DOUBLE = {"size": 64, "type": "double"}
+_INTERVAL = {"size": 128, "type": "double-interval"}
+
+
+def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_groups: np.ndarray | None,
+                  labels: Mapping[str, np.ndarray], rewards: Mapping[str, Mapping[str, bytes]], initial: int,
+                  what: str):
+    """Write a model as a UMB archive (format version 1, as Storm 2.0 writes it: raw CSR arrays) and read it with
+    Storm: an MDP with choices grouped by ``row_groups``, or a DTMC (``row_groups`` None, one choice per state).
+    ``probabilities`` and the reward values (``rewards[name][where]``, where is ``states`` or ``choices``) are
+    encoded as ``value_type`` (doubles, or (lower, upper) pairs of doubles)."""
+    n = P.shape[1]
     initial_mask = np.zeros(n, dtype=bool)
     initial_mask[initial] = True
-    interval = {"size": 128, "type": "double-interval"}
     files = {
-        "state-to-choices.bin": _u64(row_groups),
         "state-is-initial.bin": _bits(initial_mask),
-        "choice-to-branches.bin": _u64(lower.indptr),
-        "branch-to-target.bin": _u64(lower.indices),
-        "branch-to-probability.bin": _pairs(lower.data, upper.data),
+        "choice-to-branches.bin": _u64(P.indptr),
+        "branch-to-target.bin": _u64(P.indices),
+        "branch-to-probability.bin": probabilities,
     }
+    if row_groups is not None:
+        files["state-to-choices.bin"] = _u64(row_groups)
     annotations: dict = {}
     for k, (name, mask) in enumerate(labels.items()):
         annotations.setdefault("aps", {})[f"ap{k}"] = {"alias": name, "applies-to": ["states"],
                                                        "type": {"size": 1, "type": "bool"}}
         files[f"annotations/aps/ap{k}/states/values.bin"] = _bits(np.asarray(mask, dtype=bool))
-    for k, (name, r) in enumerate(choice_rewards.items()):
-        r = np.asarray(r, dtype=float)
-        annotations.setdefault("rewards", {})[f"r{k}"] = {"alias": name, "applies-to": ["choices"],
-                                                          "type": interval}
-        files[f"annotations/rewards/r{k}/choices/values.bin"] = _pairs(r, r)
+    for k, (name, parts) in enumerate(rewards.items()):
+        annotations.setdefault("rewards", {})[f"r{k}"] = {"alias": name, "applies-to": list(parts),
+                                                          "type": value_type}
+        for where, data in parts.items():
+            files[f"annotations/rewards/r{k}/{where}/values.bin"] = data
     index = {"annotations": annotations, "file-data": {"tool": "stormcf"}, "format-revision": 0,
              "format-version": 1,
-             "transition-system": {"#branch-actions": 0, "#branches": int(lower.nnz), "#choice-actions": 0,
-                                   "#choices": int(n_choices), "#initial-states": 1, "#observations": 0,
-                                   "#players": 1, "#states": int(n), "branch-probability-type": interval,
-                                   "time": "discrete"}}
+             "transition-system": {"#branch-actions": 0, "#branches": int(P.nnz), "#choice-actions": 0,
+                                   "#choices": int(P.shape[0]), "#initial-states": 1, "#observations": 0,
+                                   "#players": 0 if row_groups is None else 1, "#states": int(n),
+                                   "branch-probability-type": value_type, "time": "discrete"}}
     files = {"index.json": json.dumps(index).encode(), **files}
     with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
-        path = Path(tmp) / "imdp.umb"
+        path = Path(tmp) / "model.umb"
         with tarfile.open(path, "w") as tar:
             for name, data in files.items():
                 info = tarfile.TarInfo(name)
@@ -237,11 +266,15 @@ def _interval_mdp_by_umb(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups:
         try:
             return stormpy.build_model_from_umb(str(path))
         except Exception as err:
-            raise StormcfError(f"Storm cannot read the interval MDP stormcf wrote: {_storm_message(err)}") from None
+            raise StormcfError(f"Storm cannot read the {what} stormcf wrote: {_storm_message(err)}") from None
 
 
 def _u64(a: np.ndarray) -> bytes:
     return np.asarray(a, dtype="<u8").tobytes()
+
+
+def _f64(a: np.ndarray) -> bytes:
+    return np.asarray(a, dtype="<f8").tobytes()
 
 
 def _pairs(lo: np.ndarray, hi: np.ndarray) -> bytes:

@@ -15,7 +15,7 @@ from stormpy.models import SparseDtmc, SparseModelComponents, SparseRewardModel
 from ..errors import PropertyError, StormcfError
 from ..model import ExplicitModel
 from ..properties import Property
-from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational
+from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc
 from .handle import _mask, _storm_message, labelled_model
 from .rewards import refuse_unsound
 
@@ -123,30 +123,29 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
     and model-check ``prop`` on it.
 
     Rewards: per reward model, a state-reward vector and a state-action-reward vector (one entry per state).
-    With ``exact_P`` (Fractions aligned with ``P.data``) the DTMC is built over ``stormpy.Rational`` and checked in
-    exact arithmetic; the result's ``exact`` holds the fractions.
+    In floating point the DTMC is written in bulk (:func:`~stormcf.storm.build.dtmc`). With ``exact_P`` (Fractions
+    aligned with ``P.data``) it is built over ``stormpy.Rational`` and checked in exact arithmetic; the result's
+    ``exact`` holds the fractions.
     """
+    labels = {**model.labels, **prop.labels}
+    if exact_P is None:
+        return _check_storm(dtmc(P, labels, model.initial_state, state_rewards, choice_rewards), model, prop,
+                            exact=False)
     n = model.n_states
-    value_type = stormpy.Rational if exact_P is not None else float
-    conv = (lambda xs: [_rational(x) for x in xs]) if exact_P is not None else (lambda xs: [float(x) for x in xs])
-    matrix = _matrix(P, None, value_type, conv(exact_P) if exact_P is not None else None)
+    matrix = _matrix(P, None, stormpy.Rational, [_rational(x) for x in exact_P])
     reward_models = {}
     for name in set(state_rewards) | set(choice_rewards):
         kwargs = {}
         if name in state_rewards:
-            kwargs["optional_state_reward_vector"] = conv(
-                [Fraction(repr(float(x))) for x in state_rewards[name]] if exact_P is not None else state_rewards[name])
+            kwargs["optional_state_reward_vector"] = [_rational(x) for x in state_rewards[name]]
         if name in choice_rewards:
             vec = exact_choice_rewards[name] if exact_choice_rewards else choice_rewards[name]
-            kwargs["optional_state_action_reward_vector"] = conv(vec)
-        reward_models[name] = SparseRewardModel[value_type](**kwargs)
-    comps = SparseModelComponents[value_type](transition_matrix=matrix,
-                                              state_labeling=_labeling({**model.labels, **prop.labels},
-                                                                       model.initial_state, n),
-                                              reward_models=reward_models)
-    dtmc = SparseDtmc[value_type](comps)
-    return _check_storm(dtmc, model, prop, exact=exact_P is not None)
-
+            kwargs["optional_state_action_reward_vector"] = [_rational(x) for x in vec]
+        reward_models[name] = SparseRewardModel[stormpy.Rational](**kwargs)
+    comps = SparseModelComponents[stormpy.Rational](transition_matrix=matrix,
+                                                    state_labeling=_labeling(labels, model.initial_state, n),
+                                                    reward_models=reward_models)
+    return _check_storm(SparseDtmc[stormpy.Rational](comps), model, prop, exact=True)
 
 
 def check_exact(model: ExplicitModel, prop: Property) -> CheckResult:

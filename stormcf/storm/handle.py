@@ -28,6 +28,7 @@ class StormHandle:
     exact_model: Any = None             # the stormpy.Rational build, on demand
     exact_values: tuple | None = None   # its transition probabilities as Fractions
     copies: dict = field(default_factory=dict)    # exact (bool) -> the bridge's labelled copy of that model
+    timings: dict = field(default_factory=dict)   # loading a file: phase (parse, build, extract) -> seconds
 
 
 def labelled_model(handle: StormHandle, labels: Mapping[str, np.ndarray], exact: bool = False):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -44,6 +45,8 @@ def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = Non
     file = resolve_file(path)
     suffix = file.suffix.lower()
     build: Build
+    tick = time.perf_counter()
+    timings = {}
     if suffix == ".drn":
         if constants:
             raise ConstantsError(f"{name}: DRN files have no constants")
@@ -51,10 +54,21 @@ def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = Non
     else:
         description = _parse_description(file, suffix, name)
         description = _instantiate(description, constants, name)
+        timings["parse"], tick = time.perf_counter() - tick, time.perf_counter()
         build = _build(description, name)
+    timings["build"], tick = time.perf_counter() - tick, time.perf_counter()
     arrays = _arrays_by_umb(build.handle.model) if extraction == "umb" else _arrays_by_iteration(build.handle.model)
     source = file.name + (f" ({_constants_text(constants)})" if constants else "")
-    return _explicit_model(build, arrays, source, naming)
+    model = _explicit_model(build, arrays, source, naming)
+    timings["extract"] = time.perf_counter() - tick
+    build.handle.timings.update(timings)
+    return model
+
+
+def load_timings(model: ExplicitModel) -> dict[str, float]:
+    """Seconds per phase of loading a model file: ``parse`` (Storm parses the PRISM/JANI file and sets the
+    constants), ``build`` (Storm builds the model), ``extract`` (stormcf's explicit model); empty for other models."""
+    return dict(model.storm.timings) if isinstance(model.storm, StormHandle) else {}
 
 
 def _parse_description(file: Path, suffix: str, name: str):
