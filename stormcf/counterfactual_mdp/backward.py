@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import OptionError
 from ..modes import Nature, Optimization
-from .model import CounterfactualMDP, Step
+from .model import CounterfactualMDP, Step, length_buckets
 
 #: relative tolerance of the tie rule: an alternative replaces the observed action only if it is better by more
 TIE_TOLERANCE = 1e-12
@@ -151,11 +151,7 @@ def interval_expectation(step: Step, v_next: np.ndarray, pessimistic: bool = Tru
     lengths = np.diff(step.indptr)
     out = np.zeros(step.n_choices)
     order_sign = 1.0 if pessimistic else -1.0
-    top = int(lengths.max(initial=1))
-    for hi in 2 ** np.arange(int(np.ceil(np.log2(max(top, 1)))) + 1):
-        rows = np.flatnonzero((lengths <= hi) & (lengths > hi // 2))
-        if not rows.size:
-            continue
+    for rows in length_buckets(lengths):
         width = int(lengths[rows].max())
         pos = np.arange(width)
         E = np.where(pos >= lengths[rows][:, None], 0, step.indptr[rows][:, None] + pos)

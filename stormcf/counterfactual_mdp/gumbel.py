@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from ..errors import OptionError, PathError
 from ..model import ExplicitModel
 from ..paths import ObservedPath
-from .model import ChoiceRule, CounterfactualMDP, build_cfmdp
+from .model import ChoiceRule, CounterfactualMDP, build_cfmdp, length_buckets
 
 #: the estimators of the Gumbel-max counterfactual probabilities
 ESTIMATORS = ("exact", "mc")
@@ -95,41 +95,53 @@ def exact_rows(p: np.ndarray, k: int, Q: sp.csr_matrix) -> sp.csr_matrix:
 
 
 def _integrals(p, k, Q, rows, entries, p_in_support, qk) -> np.ndarray:
-    """∫_lo^hi dw / D(w)² for the given non-factual entries of Q, vectorized over padded rows."""
-    cols, qv, pv, pos = _padded(Q, p)
-    width = cols.shape[1]
+    """∫_lo^hi dw / D(w)² for the given non-factual entries of Q, vectorized: the entries' rows are padded to the
+    longest row of their length bucket (:func:`~stormcf.counterfactual_mdp.model.length_buckets`)."""
     # C = p_k + Σ_{j ∉ supp q, j ≠ k} p_j = 1 - Σ_{j ∈ supp q, j ≠ k} p_j
     C = 1.0 - (p_in_support - p[k] * (qk > 0))
+    lengths = np.diff(Q.indptr)[rows[entries]]
     out = np.empty(entries.size)
-    step = max(1, _BLOCK // (width + 1))
-    for start in range(0, entries.size, step):
-        e = entries[start:start + step]
-        i, qx, px = rows[e], Q.data[e], p[Q.indices[e]]
-        hi = np.where(qk[i] > 0, p[k] * qx / np.where(qk[i] > 0, qk[i], 1.0), np.inf)
-        q_o, p_o, c_o = qv[i], pv[i].copy(), cols[i]
-        drop = (c_o < 0) | (c_o == k)
-        drop[np.arange(e.size), pos[e]] = True                                # the entry x itself
-        r = np.where(drop, 0.0, q_o / qx[:, None])                            # r_j = q_j / q_x
-        p_o[drop] = 0.0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            b = np.where(r > 0, p_o / r, np.inf)                              # breakpoints w_j = p_j q_x / q_j
-        order = np.argsort(b, axis=1)
-        b = np.take_along_axis(b, order, axis=1)
-        p_s = np.take_along_axis(p_o, order, axis=1)
-        r_s = np.take_along_axis(r, order, axis=1)
-        # piece l covers [b_(l-1), b_(l)) with A_l = C + Σ_{later} p_j and B_l = 1 + Σ_{earlier} r_j
-        A = (C[i] + p_o.sum(axis=1))[:, None] - np.hstack([np.zeros((e.size, 1)), np.cumsum(p_s, axis=1)])
-        B = 1.0 + np.hstack([np.zeros((e.size, 1)), np.cumsum(r_s, axis=1)])
-        lower = np.hstack([np.full((e.size, 1), -np.inf), b])
-        upper = np.hstack([b, np.full((e.size, 1), np.inf)])
-        w1 = np.clip(lower, px[:, None], hi[:, None])
-        w2 = np.clip(upper, px[:, None], hi[:, None])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            finite = (w2 - w1) / ((A + B * w1) * (A + B * w2))
-            tail = 1.0 / (B * (A + B * w1))
-        piece = np.where(np.isinf(w2), tail, finite)
-        out[start:start + step] = np.where(w2 > w1, piece, 0.0).sum(axis=1)
+    for bucket in length_buckets(lengths):
+        width = int(lengths[bucket].max())
+        step = max(1, _BLOCK // (width + 1))
+        for start in range(0, bucket.size, step):
+            at = bucket[start:start + step]
+            out[at] = _integral_block(p, k, Q, rows[entries[at]], entries[at], C, qk, width)
     return out
+
+
+def _integral_block(p, k, Q, i, e, C, qk, width) -> np.ndarray:
+    """The integrals of the entries ``e`` (rows ``i``, at most ``width`` successors each) as one dense block."""
+    qx, px = Q.data[e], p[Q.indices[e]]
+    hi = np.where(qk[i] > 0, p[k] * qx / np.where(qk[i] > 0, qk[i], 1.0), np.inf)
+    pos = np.arange(width)
+    inside = pos < (Q.indptr[i + 1] - Q.indptr[i])[:, None]
+    E = np.where(inside, Q.indptr[i][:, None] + pos, 0)
+    c_o = np.where(inside, Q.indices[E], -1)
+    q_o = np.where(inside, Q.data[E], 0.0)
+    p_o = np.where(inside, p[np.maximum(c_o, 0)], 0.0)
+    drop = (c_o < 0) | (c_o == k)
+    drop[np.arange(e.size), e - Q.indptr[i]] = True                           # the entry x itself
+    r = np.where(drop, 0.0, q_o / qx[:, None])                                # r_j = q_j / q_x
+    p_o[drop] = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = np.where(r > 0, p_o / r, np.inf)                                  # breakpoints w_j = p_j q_x / q_j
+    order = np.argsort(b, axis=1)
+    b = np.take_along_axis(b, order, axis=1)
+    p_s = np.take_along_axis(p_o, order, axis=1)
+    r_s = np.take_along_axis(r, order, axis=1)
+    # piece l covers [b_(l-1), b_(l)) with A_l = C + Σ_{later} p_j and B_l = 1 + Σ_{earlier} r_j
+    A = (C[i] + p_o.sum(axis=1))[:, None] - np.hstack([np.zeros((e.size, 1)), np.cumsum(p_s, axis=1)])
+    B = 1.0 + np.hstack([np.zeros((e.size, 1)), np.cumsum(r_s, axis=1)])
+    lower = np.hstack([np.full((e.size, 1), -np.inf), b])
+    upper = np.hstack([b, np.full((e.size, 1), np.inf)])
+    w1 = np.clip(lower, px[:, None], hi[:, None])
+    w2 = np.clip(upper, px[:, None], hi[:, None])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        finite = (w2 - w1) / ((A + B * w1) * (A + B * w2))
+        tail = 1.0 / (B * (A + B * w1))
+    piece = np.where(np.isinf(w2), tail, finite)
+    return np.where(w2 > w1, piece, 0.0).sum(axis=1)
 
 
 def posterior_noise(p: np.ndarray, k: int, samples: int, rng: np.random.Generator) -> np.ndarray:

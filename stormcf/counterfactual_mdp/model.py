@@ -281,6 +281,20 @@ def _whole_model(model: ExplicitModel) -> tuple[np.ndarray, ...]:
     return (np.arange(model.n_states), np.arange(model.n_choices), model.row_groups, np.arange(P.nnz), P.indptr)
 
 
+def length_buckets(lengths: np.ndarray) -> list[np.ndarray]:
+    """Positions of ``lengths`` grouped into the buckets (2^(j-1), 2^j] (empty rows are in none), so that rows of
+    similar length can be padded to a common width and processed as one dense block: padding costs at most twice
+    the work of the rows themselves."""
+    lengths = np.asarray(lengths)
+    top = int(lengths.max(initial=1))
+    buckets = []
+    for hi in 2 ** np.arange(int(np.ceil(np.log2(max(top, 1)))) + 1):
+        at = np.flatnonzero((lengths <= hi) & (lengths > hi // 2))
+        if at.size:
+            buckets.append(at)
+    return buckets
+
+
 def entries_of(P: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The transitions (indices into ``P.data``) of the given rows, and their offsets per row."""
     lengths = P.indptr[rows + 1] - P.indptr[rows]

@@ -54,7 +54,8 @@ def storm_value(cfmdp: CounterfactualMDP, reward: str | None = None, policy: Pol
 
 def solve_icfmdp(problem: ICFMDPProblem) -> ICFMDPResult:
     """Build the ICFMDP of the observed path, solve it robustly (and optimistically), optionally compute the
-    Gumbel-max baseline, and re-check every reported value with Storm (each check compared with stormcf's own)."""
+    Gumbel-max baseline, and re-check every reported value with Storm (each check compared with stormcf's own) on
+    the time-unrolled model (unrolled once per counterfactual MDP)."""
     timings: dict[str, float] = {}
     opt, reward = problem.optimization, problem.reward
     ic = interval_cfmdp(problem.path, problem.assumptions, problem.bounds)
@@ -63,13 +64,15 @@ def solve_icfmdp(problem: ICFMDPProblem) -> ICFMDPResult:
     robust = robust_value_iteration(ic, reward, opt, Nature.PESSIMISTIC)
     timings["robust_value_iteration"] = time.perf_counter() - tick
     tick = time.perf_counter()
-    checks = [storm_value(ic, reward, robust, opt, Nature.PESSIMISTIC, robust.value()).named("robust_policy"),
-              storm_value(ic, reward, None, opt, Nature.PESSIMISTIC, robust.value()).named("robust_optimum")]
+    unrolled = unroll(ic, problem.rewards)
+    checks = [unrolled.policy_value(robust.weight_function(), opt, Nature.PESSIMISTIC,
+                                    expected=robust.value()).named("robust_policy"),
+              unrolled.optimum(opt, Nature.PESSIMISTIC, expected=robust.value()).named("robust_optimum")]
     optimistic = None
     if problem.optimistic:
         optimistic = robust_value_iteration(ic, reward, opt, Nature.OPTIMISTIC)
-        checks.append(storm_value(ic, reward, optimistic, opt, Nature.OPTIMISTIC,
-                                  optimistic.value()).named("optimistic_policy"))
+        checks.append(unrolled.policy_value(optimistic.weight_function(), opt, Nature.OPTIMISTIC,
+                                            expected=optimistic.value()).named("optimistic_policy"))
     gumbel = gumbel_policy = None
     if problem.baseline == "gumbel":
         gumbel = gumbel_cfmdp(problem.path, problem.estimator, problem.samples, problem.seed, layers=ic.layers)
@@ -77,8 +80,8 @@ def solve_icfmdp(problem: ICFMDPProblem) -> ICFMDPResult:
         gumbel_policy = robust_value_iteration(gumbel, reward, opt)
         checks.append(storm_value(gumbel, reward, gumbel_policy, opt,
                                   expected=gumbel_policy.value()).named("gumbel_policy_on_gumbel"))
-        checks.append(storm_value(ic, reward, gumbel_policy, opt, Nature.PESSIMISTIC,
-                                  policy_value(gumbel_policy, ic)).named("gumbel_policy_worst_case"))
+        checks.append(unrolled.policy_value(gumbel_policy.weight_function(), opt, Nature.PESSIMISTIC,
+                                            expected=policy_value(gumbel_policy, ic)).named("gumbel_policy_worst_case"))
     timings["storm_checks"] = time.perf_counter() - tick
     for check in checks:
         check.confirm()
