@@ -11,20 +11,22 @@ is one JSON document of the same shape for every command (documented in ``docs/j
      "checks": [Storm's re-checks, see stormcf.verify.Check.to_dict],
      "timings": {"phase": seconds, ...}, "notes": ["..."], "stormcf": "0.2.0"}
 
-:func:`write_json` writes such documents (or any JSON data) to stdout or atomically to a file.
+:func:`write_json` writes such documents (or any JSON data) to stdout or atomically to a file; :func:`json_lines`
+writes one document per line (the JSON lines of batch runs).
 """
 from __future__ import annotations
 
 import json
 import math
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
 import os
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Sequence, TextIO
 
 import numpy as np
 
@@ -154,20 +156,46 @@ def json_text(data: Any) -> str:
     return json.dumps(to_json_data(data), indent=1, allow_nan=False) + "\n"
 
 
-def write_text(text: str, out: str | os.PathLike) -> None:
-    """Write ``text`` to the file ``out`` atomically: a temporary file beside it, then a rename, so that a failed
-    write never leaves a truncated file where a valid one was."""
+@contextmanager
+def atomic_file(out: str | os.PathLike) -> Iterator[TextIO]:
+    """A text file to write ``out`` through: a temporary file beside it, renamed to ``out`` when the block ends
+    without error (removed otherwise), so that a failed write never leaves a truncated file where a valid one was."""
     target = Path(out)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path("."))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_text(text: str, out: str | os.PathLike) -> None:
+    """Write ``text`` to the file ``out`` atomically (:func:`atomic_file`)."""
+    with atomic_file(out) as f:
+        f.write(text)
+
+
+def json_line(data: Any) -> str:
+    """One document as one line of JSON lines (compact, strict JSON)."""
+    return json.dumps(to_json_data(data), allow_nan=False, separators=(",", ":")) + "\n"
+
+
+@contextmanager
+def json_lines(out: str | os.PathLike | None = None) -> Iterator[Callable[[Any], None]]:
+    """A writer of documents, one per line (JSON lines, the output of batch runs): to stdout (``out`` None or
+    ``"-"``, each line flushed as it is written) or atomically to the file ``out`` (:func:`atomic_file`)."""
+    if out in (None, "-"):
+        def write(data: Any) -> None:
+            sys.stdout.write(json_line(data))
+            sys.stdout.flush()
+        yield write
+        return
+    with atomic_file(out) as f:
+        yield lambda data: f.write(json_line(data))
 
 
 def write_json(data: Any, out: str | os.PathLike | None = None) -> None:

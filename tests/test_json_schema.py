@@ -54,7 +54,8 @@ def documented_keys() -> dict[str, set[str]]:
 
 def test_every_documented_command_has_an_invocation():
     commands = {k for k in documented_keys() if k not in ("Envelope (every command)", "Check records (`checks`)",
-                                                            "stormcf's JSON output (schema `stormcf/1`)")}
+                                                            "stormcf's JSON output (schema `stormcf/1`)",
+                                                            "Batch runs")}
     assert commands == set(INVOCATIONS)
 
 
@@ -91,3 +92,39 @@ def test_json_document_matches_the_documentation(command, documents):
     for check in data["checks"]:
         assert set(check) <= check_keys and check_keys - set(check) <= {"details"}
         assert check["agrees"] in (True, None)
+
+
+#: one batch invocation per command with batch inputs: {good} is the file of two inputs, the first valid, the second
+#: not; the documents are JSON lines on stdout
+BATCHES = {
+    "icfmdp": (["icfmdp", GRID, "-c", "p=0.4", "--paths", "{file}"], GRID_PATH),
+    "explain-path": (["explain-path", ADAPTIVE, "--paths", "{file}", "--k", "1", "--explanations", "20"], ADAPTIVE_PATH),
+    "check": (["check", LOAN, "--strategies", "{file}", "-p", 'P=? [F "rejected"]'], IMPATIENT),
+    "setcover": (["setcover", SETCOVER, "--agents", "{file}"], '[0, 0, 0, 0, 1]'),
+    "recourse": (["recourse", "--dataset", "german", "--instances", "{file}", "--generations", "2", "--offspring",
+                  "8", "--mutants", "2", "--no-exact"], "0"),
+}
+
+
+@pytest.mark.parametrize("command", list(BATCHES))
+def test_batch_documents_match_the_documentation(command, tmp_path):
+    import contextlib
+    import io
+    argv, good = BATCHES[command]
+    line = json.dumps(json.loads(Path(good).read_text())) if Path(good).suffix == ".json" else good
+    file = tmp_path / "items.jsonl"
+    file.write_text(line + '\n{"id": "bad"}\n')
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = main([str(file) if a == "{file}" else a for a in argv] + ["--json", "-"])
+    assert code == 4
+    ok, failed = [json.loads(x) for x in stdout.getvalue().splitlines()]
+    keys = documented_keys()
+    envelope = keys["Envelope (every command)"]
+    assert set(ok) == envelope | keys[command] | {"batch"} and ok["status"] != "error"
+    assert set(failed) == envelope | {"batch", "error"} and failed["status"] == "error"
+    assert failed["command"] == command and failed["checks"] == []
+    assert ok["batch"] == {"index": 0, "input": f"{file}:1", "id": None}
+    assert failed["batch"] == {"index": 1, "input": f"{file}:2", "id": "bad"}
+    assert set(failed["error"]) == {"type", "message", "internal"} and failed["error"]["internal"] is False
+    assert failed["error"]["message"].startswith(f"{file}:2")

@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import time
+from contextlib import nullcontext
+from typing import Any, Sequence
 
+from ..batch import COLUMNS, BatchSummary, Item, ModelFile, Source, Task, backend, run_batch
+from ..errors import OptionError
 from ..model import ExplicitModel
-from ..report import Report, write_json
-from ..storm import load_model
+from ..report import Report, json_lines, write_json
+
+#: exit code of a batch in which some item failed (its document has status "error" and says why)
+ITEMS_FAILED = 4
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -23,9 +29,13 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
                         help="write the result as JSON to OUT ('-': stdout, which then holds only the JSON)")
 
 
+def model_file(args: argparse.Namespace) -> ModelFile:
+    """The model file, constants and state naming of the arguments (what batch workers rebuild the model from)."""
+    return ModelFile(args.model, args.constants, args.state_names)
+
+
 def model_from_args(args: argparse.Namespace) -> ExplicitModel:
-    model = load_model(args.model, constants=args.constants)
-    return model.with_naming(args.state_names) if args.state_names != "valuation" else model
+    return model_file(args).load()
 
 
 def emit(result: Report, args: argparse.Namespace) -> None:
@@ -67,3 +77,52 @@ def _bounded_int(text: str, low: int, what: str) -> int:
     if value < low:
         raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
     return value
+
+
+# ================================================================================================ batches
+def add_batch_arguments(parser: argparse.ArgumentParser, inputs: str) -> None:
+    """``--workers``, ``--backend``, ``--scheduler`` for a command whose batch input is ``inputs``."""
+    group = parser.add_argument_group(f"batches ({inputs}: one JSON document per item, in input order, as JSON lines "
+                                      f"with --json OUT; exit code {ITEMS_FAILED} if an item failed)")
+    group.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                       help="run the items in N worker processes, each building the model once (default: serially "
+                            "here; with dask, every worker thread of the cluster)")
+    group.add_argument("--backend", choices=("loky", "dask"), default="loky",
+                       help="loky: processes on this machine (default); dask: the cluster at --scheduler")
+    group.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help="address of a running Dask scheduler (with --backend dask), e.g. tcp://host:8786")
+
+
+def require_single(args: argparse.Namespace, inputs: str) -> None:
+    """Refuse batch options on a single input."""
+    if args.workers is not None or args.backend != "loky" or args.scheduler is not None:
+        raise OptionError(f"--workers, --backend and --scheduler apply to batches ({inputs})")
+
+
+def run_batch_command(args: argparse.Namespace, source: Source, task: Task, items: Sequence[Item]) -> BatchSummary:
+    """Run a batch: its documents as JSON lines to ``--json OUT`` (``-``: stdout, which then holds only them) and the
+    summary table on stdout. Returns the summary (statuses, failures) for the exit code."""
+    summary = BatchSummary(COLUMNS[task.command], with_model=isinstance(source, ModelFile))
+    workers = args.workers if args.workers is not None or args.backend == "dask" else 1
+    output = json_lines(args.json) if args.json else nullcontext(lambda document: None)
+    start = time.perf_counter()
+    with backend(args.backend, workers, args.scheduler), output as write:
+        for outcome in run_batch(source, task, items, workers):
+            write(outcome.document)
+            summary.add(outcome)
+    summary.seconds = time.perf_counter() - start
+    if args.json != "-":
+        print(summary.text(_parallelism(args)))
+        if args.json:
+            print(f"JSON lines written to {args.json}")
+    return summary
+
+
+def batch_exit_code(summary: BatchSummary) -> int:
+    return ITEMS_FAILED if summary.failed else 0
+
+
+def _parallelism(args: argparse.Namespace) -> str:
+    if args.backend == "dask":
+        return f"dask at {args.scheduler}" + (f", {args.workers} workers" if args.workers else "")
+    return "serial" if args.workers in (None, 1) else f"loky, {args.workers} workers"

@@ -1,23 +1,29 @@
 """``stormcf explain-path MODEL --path P.json --reward R --k 3``: which at most k different actions would most likely
 have led to a better outcome of an observed path (seed 001), with the values for every k' <= k_max, sampled
-counterfactual explanations, and Storm's re-check of the policy."""
+counterfactual explanations, and Storm's re-check of the policy; ``--paths FILE.jsonl``: one observed path per line,
+one model build for the batch."""
 from __future__ import annotations
 
 import argparse
 
+from ..batch import explain_task, read_jsonl
 from ..counterfactual_mdp import ESTIMATORS
-from ..explain import ExplanationProblem, explain_path, parse_pins
+from ..errors import PathError
+from ..examples import read_json
+from ..explain import parse_pins
 from ..modes import Optimization
-from ..paths import ObservedPath
-from .common import add_json_argument, add_model_arguments, emit, model_from_args, non_negative_int, positive_int
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
+                     model_file, model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("explain-path", help="counterfactual explanations of an observed path with at most k changed "
                        "actions (Gumbel-max counterfactual MDP, Algorithm 2 of Tsirtsis et al. 2021)")
     add_model_arguments(p)
-    p.add_argument("--path", required=True, metavar="P.json",
-                   help='observed path: {"steps": [{"state": {...}, "action": "a"}, ...]} (final_state optional)')
+    paths = p.add_mutually_exclusive_group(required=True)
+    paths.add_argument("--path", metavar="P.json",
+                       help='observed path: {"steps": [{"state": {...}, "action": "a"}, ...]} (final_state optional)')
+    paths.add_argument("--paths", metavar="FILE.jsonl", help="a batch: one observed path per line (JSON lines)")
     p.add_argument("--reward", metavar="R", default=None,
                    help="reward model (state and state-action rewards); optional if the model has only one")
     p.add_argument("--k", type=non_negative_int, required=True,
@@ -42,16 +48,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--verify", action="store_true",
                    help="cross-check the DP with Storm's optimum of the unrolled (t, s, l) MDP for every k' <= k_max")
     add_json_argument(p)
+    add_batch_arguments(p, "--paths")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    model = model_from_args(args)
-    path = ObservedPath.load(model, args.path)
-    problem = ExplanationProblem(path, args.reward, k=args.k, k_max=args.k_max, estimator=args.estimator,
-                                 samples=args.mc_samples, seed=args.seed, pins=parse_pins(args.pin),
-                                 forbidden=frozenset(args.forbid),
-                                 optimization=Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE)
-    emit(explain_path(problem, explanations=args.explanations, cross_check=args.verify, baselines=args.baselines),
-         args)
+    task = explain_task(explanations=args.explanations, cross_check=args.verify, baselines=args.baselines,
+                        reward_model=args.reward, k=args.k, k_max=args.k_max, estimator=args.estimator,
+                        samples=args.mc_samples, seed=args.seed, pins=parse_pins(args.pin),
+                        forbidden=frozenset(args.forbid),
+                        optimization=Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE)
+    if args.paths:
+        return batch_exit_code(run_batch_command(args, model_file(args), task, read_jsonl(args.paths, PathError)))
+    require_single(args, "--paths")
+    emit(task(model_from_args(args), read_json(args.path, PathError), args.path), args)
     return 0

@@ -1,21 +1,27 @@
-"""``stormcf icfmdp MODEL --path P.json --reward R``: robust counterfactual policy of an observed path (seed 004)."""
+"""``stormcf icfmdp MODEL --path P.json --reward R``: robust counterfactual policy of an observed path (seed 004);
+``--paths FILE.jsonl``: one observed path per line, one model build for the batch."""
 from __future__ import annotations
 
 import argparse
 
+from ..batch import icfmdp_task, read_jsonl
 from ..counterfactual_mdp import ESTIMATORS
-from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS, ICFMDPProblem, solve_icfmdp
+from ..errors import OptionError, PathError
+from ..examples import read_json
+from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS
 from ..modes import Optimization
-from ..paths import ObservedPath
-from .common import add_json_argument, add_model_arguments, emit, model_from_args, non_negative_int, positive_int
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
+                     model_file, model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("icfmdp", help="interval counterfactual MDP of an observed path and its robust policy "
                                       "(Lally et al.), optionally against the Gumbel-max SCM baseline")
     add_model_arguments(p)
-    p.add_argument("--path", required=True, metavar="P.json", help='observed path: {"steps": [{"state": {...}, '
-                   '"action": "..."}, ...], "final_state": {...}}')
+    paths = p.add_mutually_exclusive_group(required=True)
+    paths.add_argument("--path", metavar="P.json", help='observed path: {"steps": [{"state": {...}, '
+                       '"action": "..."}, ...], "final_state": {...}}')
+    paths.add_argument("--paths", metavar="FILE.jsonl", help="a batch: one observed path per line (JSON lines)")
     p.add_argument("--reward", "-r", default=None, metavar="NAME",
                    help="PRISM reward model (state and state-action rewards; default: the only one)")
     p.add_argument("--minimize", action="store_true", help="the reward is a cost: the policy minimizes it")
@@ -32,15 +38,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the Monte Carlo baseline (default 0)")
     add_json_argument(p)
     p.add_argument("--plot", metavar="OUT.png", default=None, help="plot bound widths and values per step")
+    add_batch_arguments(p, "--paths")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    model = model_from_args(args)
-    problem = ICFMDPProblem(ObservedPath.load(model, args.path), args.reward,
-                            Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE, args.assumptions,
-                            args.bounds, args.optimistic, args.baseline, args.estimator, args.mc_samples, args.seed)
-    result = solve_icfmdp(problem)
+    task = icfmdp_task(reward=args.reward, optimization=Optimization.MINIMIZE if args.minimize else
+                       Optimization.MAXIMIZE, assumptions=args.assumptions, bounds=args.bounds,
+                       optimistic=args.optimistic, baseline=args.baseline, estimator=args.estimator,
+                       samples=args.mc_samples, seed=args.seed)
+    if args.paths:
+        if args.plot:
+            raise OptionError("--plot draws one analysis; it does not apply to --paths")
+        return batch_exit_code(run_batch_command(args, model_file(args), task, read_jsonl(args.paths, PathError)))
+    require_single(args, "--paths")
+    result = task(model_from_args(args), read_json(args.path, PathError), args.path)
     emit(result, args)
     if args.plot:
         from ..icfmdp.plots import plot_analysis

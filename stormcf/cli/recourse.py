@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from ..batch import RecourseData, read_jsonl, recourse_task
+from ..errors import OptionError, RecourseError
 from ..recourse import BRKGASettings, PrismRecourse, solve_recourse
-from ..recourse.datasets import DATASETS, dataset_problem
-from ..errors import RecourseError
+from ..recourse.datasets import DATASETS
 from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
-from .common import add_json_argument, add_model_arguments, emit, model_from_args, non_negative_int, positive_int
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
+                     model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     data.add_argument("--dataset", choices=DATASETS, help="Adult or German credit (shipped, UCI, CC BY 4.0)")
     data.add_argument("--instance", type=non_negative_int, default=0, metavar="I",
                       help="the I-th rejected training row in the seeded order (default 0)")
+    data.add_argument("--instances", metavar="FILE.jsonl", help='a batch: one instance per line, I or '
+                      '{"instance": I}')
     data.add_argument("--scf", action="store_true", help="minimize the plain effort (the paper's scf), no discount")
     data.add_argument("--grid", type=positive_int, metavar="K", help="discretise every value interval into K values (then "
                       "Storm's least cost applies)")
@@ -45,26 +49,38 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(multi-objective, deterministic models) and the check that every plan lies inside it")
     add_json_argument(p)
     p.add_argument("--plot", metavar="OUT.png", help="draw the front and the actions by position")
+    add_batch_arguments(p, "--instances")
     p.set_defaults(run=run)
+
+
+def _dataset(args: argparse.Namespace) -> RecourseData:
+    return RecourseData(args.dataset, discounted=not args.scf, objectives=args.objectives,
+                        rounding=AUTHORS_ROUNDING if args.authors_rounding else Rounding(), grid=args.grid)
 
 
 def _problem(args: argparse.Namespace):
     if (args.model is None) == (args.dataset is None):
         raise RecourseError("give either a PRISM MODEL (with --target and --cost) or --dataset adult|german")
     if args.dataset is not None:
-        rounding = AUTHORS_ROUNDING if args.authors_rounding else Rounding()
-        problem = dataset_problem(args.dataset, args.instance, discounted=not args.scf,
-                                  objectives=args.objectives, rounding=rounding)
-        return problem.with_grid(args.grid) if args.grid is not None else problem
+        return _dataset(args).problem(args.instance)
     if args.target is None or args.cost is None:
         raise RecourseError(f"{args.model}: the PRISM front needs --target LABEL and --cost REWARD")
     return PrismRecourse(model_from_args(args), args.target, args.cost, args.effort, args.objectives, args.threshold)
 
 
 def run(args: argparse.Namespace) -> int:
-    problem = _problem(args)
     settings = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
-    result = solve_recourse(problem, settings, exact=not args.no_exact, achievable=args.storm_front)
+    if args.instances:
+        if args.dataset is None or args.model is not None:
+            raise RecourseError("--instances lists instances of a data set (--dataset adult|german); the PRISM "
+                                "front's instance is its model's initial state")
+        if args.plot:
+            raise OptionError("--plot draws one front; it does not apply to --instances")
+        task = recourse_task(settings, exact=not args.no_exact, achievable=args.storm_front)
+        return batch_exit_code(run_batch_command(args, _dataset(args), task,
+                                                 read_jsonl(args.instances, RecourseError)))
+    require_single(args, "--instances")
+    result = solve_recourse(_problem(args), settings, exact=not args.no_exact, achievable=args.storm_front)
     emit(result, args)
     if args.plot:
         from ..recourse.plots import plot_result

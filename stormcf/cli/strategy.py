@@ -1,22 +1,29 @@
-"""``stormcf strategy MODEL --strategy S.json --prop 'P<=0.2 [F "rejected"]'``: counterfactual strategies (seed 000)."""
+"""``stormcf strategy MODEL --strategy S.json --prop 'P<=0.2 [F "rejected"]'``: counterfactual strategies (seed 000);
+``--strategies FILE.jsonl`` and/or several ``--prop``: a batch of every strategy with every bound, one model build."""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from ..counterfactual import CounterfactualProblem, diverse_counterfactuals, to_dot
+from ..batch import Item, counterfactual_task, read_jsonl, strategy_items
+from ..counterfactual import to_dot
 from ..counterfactual.solve import SOLVERS
-from ..errors import ModelError
-from ..strategy import Strategy
-from .common import add_model_arguments, model_from_args, print_json
+from ..errors import ModelError, OptionError, StrategyError
+from ..examples import read_json
+from .common import (add_batch_arguments, add_model_arguments, batch_exit_code, model_file, model_from_args,
+                     print_json, require_single, run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("strategy", help="the smallest change to a strategy that brings P(F bad) under a bound")
     add_model_arguments(p)
-    p.add_argument("--strategy", "-s", required=True, metavar="S.json", help="the initial strategy σ")
-    p.add_argument("--prop", "-p", required=True, metavar="PCTL",
-                   help="""the bound to meet, e.g. 'P<=0.2 [F "rejected"]' (also P<, and P>=/P> when sound)""")
+    strategies = p.add_mutually_exclusive_group(required=True)
+    strategies.add_argument("--strategy", "-s", metavar="S.json", help="the initial strategy σ")
+    strategies.add_argument("--strategies", metavar="FILE.jsonl",
+                            help="a batch: one initial strategy per line (JSON lines), each with every --prop")
+    p.add_argument("--prop", "-p", required=True, action="append", metavar="PCTL",
+                   help="""the bound to meet, e.g. 'P<=0.2 [F "rejected"]' (also P<, and P>=/P> when sound); """
+                        "repeatable: a batch of every strategy with every bound")
     p.add_argument("--weights", "-w", default="1,1,1", metavar="R0,R1,RINF",
                    help="weights of d = r0*d0 + r1*d1 + rinf*dinf (default 1,1,1)")
     control = p.add_mutually_exclusive_group()
@@ -33,17 +40,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--exact", action="store_true", help="also check the answer in exact rational arithmetic")
     p.add_argument("--json", metavar="OUT", help="write the result as JSON to OUT ('-' for stdout)")
     p.add_argument("--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
+    add_batch_arguments(p, "--strategies or several --prop")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    model = model_from_args(args)
-    sigma = Strategy.load(model, args.strategy)
-    actions = args.controllable_actions.split(",") if args.controllable_actions is not None else None
-    problem = CounterfactualProblem(sigma, args.prop, args.weights, controllable_actions=actions,
-                                    controllable_states=args.controllable_states, epsilon=args.epsilon)
-    result = diverse_counterfactuals(problem, args.diverse, args.diversity_weight, args.solver, args.time_limit,
-                                     args.exact)
+    task = counterfactual_task(
+        weights=args.weights, epsilon=args.epsilon, controllable_states=args.controllable_states,
+        controllable_actions=args.controllable_actions.split(",") if args.controllable_actions is not None else None,
+        diverse=args.diverse, diversity_weight=args.diversity_weight, solver=args.solver,
+        time_limit=args.time_limit, exact=args.exact)
+    if args.strategies or len(args.prop) > 1:
+        if args.dot:
+            raise OptionError("--dot draws one counterfactual; it does not apply to a batch")
+        strategies = (read_jsonl(args.strategies, StrategyError) if args.strategies
+                      else [Item(0, args.strategy, read_json(args.strategy, StrategyError))])
+        items = strategy_items(strategies, args.prop)
+        return batch_exit_code(run_batch_command(args, model_file(args), task, items))
+    require_single(args, "--strategies or several --prop")
+    data = {"strategy": read_json(args.strategy, StrategyError), "property": args.prop[0]}
+    result = task(model_from_args(args), data, args.strategy)
     if args.json != "-":
         print(result)
     if args.json:
