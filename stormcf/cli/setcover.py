@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..setcover import METHODS, SetCoverProblem, solve_setcover
+from ..setcover import DEFAULT_METHOD, METHODS, SetCoverProblem, solve_setcover
 from ..setcover.data import load_instance
 from .common import add_json_argument, emit
 
@@ -15,8 +15,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("instance", metavar="INSTANCE", help="instance file (JSON) or a labelled data set (.npz)")
     p.add_argument("--agent", required=True, metavar="0,0,1,...", help="the agent's feature values, in order")
     p.add_argument("--group", default=None, help="the agent's group (its available actions)")
-    p.add_argument("--method", choices=METHODS, default="dp",
-                   help="dp (default), milp (HiGHS), storm (Rmin on the projected MDP), bruteforce, greedy")
+    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                   help="bnb (branch and bound, default), dp, milp (HiGHS), storm (Rmin on the projected MDP), "
+                        "bruteforce, greedy")
     add_json_argument(p)
     p.set_defaults(run=run)
 
