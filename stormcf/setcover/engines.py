@@ -27,6 +27,7 @@ from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from .. import storm
 from ..errors import SolverError
+from ..model import ExplicitModel
 from .branch import Covering, search, tolerance
 from .problem import TIE_TOLERANCE, SetCoverProblem
 from .space import StateSpace, Transitions
@@ -150,16 +151,16 @@ def solve_dp(problem: SetCoverProblem) -> EngineSolution:
     return from_values(problem, trans, trans.state_values(), s0)
 
 
-def storm_values(trans: Transitions, initial: int = 0, source: str = "set-cover MDP") -> np.ndarray:
-    """Storm's ``Rmin=? [F "goal"]`` in every state of the MDP built from the arrays: one Storm call."""
-    model = trans.explicit_model(initial, source=source)
+def storm_values(model: ExplicitModel) -> np.ndarray:
+    """Storm's ``Rmin=? [F "goal"]`` in every state of a projected MDP (:meth:`Transitions.explicit_model`): one
+    Storm call."""
     return storm.check(model, storm.parse_property(model, RMIN)).values
 
 
 def solve_storm(problem: SetCoverProblem) -> EngineSolution:
     """Storm's Rmin on the projected MDP; the canonical set from Storm's values."""
     trans, s0 = agent_transitions(problem)
-    return from_values(problem, trans, storm_values(trans, s0), s0)
+    return from_values(problem, trans, storm_values(trans.explicit_model(s0)), s0)
 
 
 # ==================================================================================================== branch and bound

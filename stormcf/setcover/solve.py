@@ -4,9 +4,10 @@
    the canonical set;
 2. Storm checks the plan on the DTMC it induces (``R{"cost"}=? [F "goal"]``, a chain of |I| + 1 states): the cost
    shown is Storm's;
-3. Storm computes ``Rmin=? [F "goal"]`` on the agent's projected MDP (built from arrays, parallel choices merged):
+3. Storm computes ``Rmin=? [F "goal"]`` on the agent's projected MDP (built from arrays, reduced to the actions
+   providing each state's pivot feature, parallel choices merged; see :meth:`Transitions.explicit_model`):
    the optimum, compared with the engine's (a disagreement is refused). When the projected MDP is too large to
-   build, optimality rests on the engine's proof (DP, HiGHS, enumeration) and the notes say so.
+   build, optimality rests on the engine's proof (branch and bound, DP, HiGHS, enumeration) and the notes say so.
 """
 from __future__ import annotations
 
