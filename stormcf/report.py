@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from abc import ABC, abstractmethod
 import os
 import sys
 import tempfile
@@ -56,7 +57,7 @@ def model_summary(model: ExplicitModel | None) -> dict[str, Any] | None:
             "transitions": model.n_transitions, "decision_states": int(model.decision_states.sum())}
 
 
-class Report:
+class Report(ABC):
     """Base class of every analysis result.
 
     Subclasses set the class attribute ``command`` and provide the attributes (or properties) ``status``,
@@ -76,11 +77,13 @@ class Report:
         """True when a reported value is an estimate (Monte Carlo, ...) rather than exact up to Storm's precision."""
         return False
 
+    @abstractmethod
     def payload(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The analysis's own JSON keys."""
 
+    @abstractmethod
     def text(self) -> str:
-        raise NotImplementedError
+        """The explanation for people."""
 
     def to_dict(self) -> dict[str, Any]:
         from . import __version__

@@ -275,6 +275,12 @@ def choices_of(row_groups: np.ndarray, states: np.ndarray) -> np.ndarray:
     return offsets + np.arange(counts.sum())
 
 
+def _whole_model(model: ExplicitModel) -> tuple[np.ndarray, ...]:
+    """(states, choices, groups, entries, indptr) of every state of the model, shared by the steps of ``layers="all"``."""
+    P = model.transitions
+    return (np.arange(model.n_states), np.arange(model.n_choices), model.row_groups, np.arange(P.nnz), P.indptr)
+
+
 def entries_of(P: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The transitions (indices into ``P.data``) of the given rows, and their offsets per row."""
     lengths = P.indptr[rows + 1] - P.indptr[rows]
@@ -299,25 +305,29 @@ def build_cfmdp(path: ObservedPath, row_values: RowValues, kind: str, method: st
     P, rg = model.transitions, model.row_groups
     rule = choice_rule or all_choices(model, path)
     observed = observed_steps(path)
-    states = np.arange(model.n_states) if layers == "all" else path.states[:1].astype(np.int64)
+    everything = _whole_model(model) if layers == "all" else None
+    states = everything[0] if everything else path.states[:1].astype(np.int64)
     steps = []
     for t in range(path.T):
-        candidates = choices_of(rg, states)
+        candidates = choices_of(rg, states) if everything is None else everything[1]
         allowed, change = rule(t, candidates)
-        choices = candidates[allowed]
-        owner = np.repeat(np.arange(states.size), model.choice_counts[states])[allowed]
-        groups = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=states.size))])
-        entries, indptr = entries_of(P, choices)
+        if everything is not None and allowed.all():       # every step shares the model's own index arrays
+            _, choices, groups, entries, indptr = everything
+        else:
+            choices = candidates[allowed]
+            owner = np.repeat(np.arange(states.size), model.choice_counts[states])[allowed]
+            groups = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=states.size))])
+            entries, indptr = entries_of(P, choices)
         if observed[t] is None:
             lower = upper = P.data[entries]
         else:
             lower, upper = row_values(t, choices, entries, *observed[t])
         targets = P.indices[entries]
-        if layers == "all":
-            nxt = np.arange(model.n_states)
+        if everything is not None:
+            nxt, successors = states, targets
         else:
             nxt = np.unique(targets if layers == "nominal" else targets[upper > 0])
-        successors = np.searchsorted(nxt, targets)
+            successors = np.searchsorted(nxt, targets)
         if layers == "support":                                # entries leaving the support point nowhere useful
             successors = np.minimum(successors, max(nxt.size - 1, 0))
         steps.append(Step(states, groups, choices, change[allowed], indptr, entries, lower, upper, successors, nxt))

@@ -8,12 +8,14 @@ counterfactual probability of every transition (s, a, s') lies in [LB_t, UB_t] g
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..counterfactual_mdp import ESTIMATORS, CounterfactualMDP, build_cfmdp
 from ..errors import OptionError, SolverError
+from ..model import ExplicitModel
 from ..modes import Optimization
 from ..paths import ObservedPath
 from .bounds import SparseRows, check_assumptions, step_bounds
@@ -43,18 +45,30 @@ def interval_cfmdp(path: ObservedPath, assumptions: str = "cs+m", bounds: str = 
     P = model.transitions
 
     def values(t: int, rows: np.ndarray, entries: np.ndarray, row: int, successor: int) -> tuple[np.ndarray, ...]:
-        sub = P[rows]
+        whole = rows.size == P.shape[0]                  # every choice: the model's own matrix, indexed once
         local = np.flatnonzero(rows == row)
         local_row = int(local[0]) if local.size else -1
+        o = P[row].toarray().ravel()
         if bounds == "closed":
-            o = P[row].toarray().ravel()
-            return step_bounds(SparseRows(sub, summation), o, local_row, successor, assumptions)
-        return lp_step_bounds(sub, local_row, successor, assumptions, observed=P[row].toarray().ravel())
+            sparse = model_rows(model, summation) if whole else SparseRows(P[rows], summation)
+            return step_bounds(sparse, o, local_row, successor, assumptions)
+        return lp_step_bounds(P if whole else P[rows], local_row, successor, assumptions, observed=o)
 
     if bounds == "lp":
         _check_lp_size(path, layers)
     return build_cfmdp(path, values, "interval", f"{assumptions}, {'closed forms' if bounds == 'closed' else 'LPs'}",
                        layers)
+
+
+_ROWS: "weakref.WeakKeyDictionary[ExplicitModel, dict[str, SparseRows]]" = weakref.WeakKeyDictionary()
+
+
+def model_rows(model: ExplicitModel, summation: str) -> SparseRows:
+    """The index arrays of the whole transition matrix in a summation order (computed once per model)."""
+    cache = _ROWS.setdefault(model, {})
+    if summation not in cache:
+        cache[summation] = SparseRows(model.transitions, summation)
+    return cache[summation]
 
 
 def _check_lp_size(path: ObservedPath, layers: str) -> None:
