@@ -40,6 +40,10 @@ class PathError(StormcfError):
     """An observed path is malformed or inconsistent with the model (the message names the step)."""
 
 
+class RecourseError(StormcfError):
+    """A malformed recourse problem: unknown feature, bad domain, x_0 outside the features, bad objective names."""
+
+
 class OptionError(StormcfError):
     """An analysis option has an unknown or out-of-range value (a method or estimator name, a sample count, a size
     too large for the model or the memory, ...)."""

@@ -1,6 +1,7 @@
 """Observed paths (episodes) of an MDP, their JSON format, and a seeded simulator.
 
-JSON format (states by PRISM valuation, actions by PRISM action name)::
+JSON format (states by PRISM valuation, actions by choice name: the PRISM action name, or ``a#k`` when a state has
+several choices of action ``a``, see :meth:`~stormcf.model.ExplicitModel.choice_name`)::
 
     {"steps": [{"state": {"x": 0, "y": 0}, "action": "east"},
                {"state": {"x": 1, "y": 0}, "action": "south"}],
@@ -56,7 +57,7 @@ class ObservedPath:
         zero = np.flatnonzero(~(q > 0))
         if zero.size:
             t = int(zero[0])
-            raise PathError(f"step {t}: action '{m.action(int(choices[t]))}' in state {m.state_name(int(states[t]))} "
+            raise PathError(f"step {t}: action '{m.choice_name(int(choices[t]))}' in state {m.state_name(int(states[t]))} "
                             f"reaches {m.state_name(int(self.next_states[t]))} with probability 0")
 
     # ------------------------------------------------------------------------------------------ queries
@@ -67,7 +68,8 @@ class ObservedPath:
 
     @property
     def actions(self) -> list[str]:
-        return [self.model.action(int(r)) for r in self.choices]
+        """a_0..a_{T-1} by choice name."""
+        return [self.model.choice_name(int(r)) for r in self.choices]
 
     @property
     def next_states(self) -> np.ndarray:
@@ -95,7 +97,7 @@ class ObservedPath:
     # ------------------------------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
         m = self.model
-        data: dict[str, Any] = {"steps": [{"state": m.valuation(int(s)), "action": m.action(int(r))}
+        data: dict[str, Any] = {"steps": [{"state": m.valuation(int(s)), "action": m.choice_name(int(r))}
                                           for s, r in zip(self.states, self.choices)]}
         if self.final_state is not None:
             data["final_state"] = m.valuation(int(self.final_state))

@@ -21,11 +21,26 @@ def test_check_reports_0411_and_exact_fraction(cli):
 
 
 def test_check_json(cli):
-    code, out, _ = cli("check", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "--exact", "--json")
+    code, out, _ = cli("check", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "--exact", "--json", "-")
     data = json.loads(out)
-    assert code == 0
-    assert data["result"]["exact"] == "411/1000" and data["result"]["holds"] is False
-    assert data["result"]["value"] == pytest.approx(0.411)
+    assert code == 0 and data["status"] == "violated" and data["strategy"] == IMPATIENT
+    result, = data["results"]
+    assert result["exact"] == "411/1000" and result["holds"] is False
+    assert result["value"] == pytest.approx(0.411) and data["checks"] == data["results"]
+
+
+def test_check_several_properties_on_one_build(cli, tmp_path):
+    """Several --prop and a .props file (Storm's format: comments, names), and --fail-if-violated's exit code 3."""
+    props = tmp_path / "loan.props"
+    props.write_text('// the loan model\n"bad": P<=0.2 [F "rejected"];\nR{"steps"}=? [F "granted" | "rejected"]\n')
+    code, out, _ = cli("check", LOAN, "-s", IMPATIENT, "-p", 'P=? [F "rejected"]', "--props", props, "--json", "-")
+    data = json.loads(out)
+    assert code == 0 and [r["property"] for r in data["results"]] == [
+        'P=? [F "rejected"]', 'P<=1/5 [F "rejected"]', 'R{"steps"}=? [F ("granted" | "rejected")]']
+    assert cli("check", LOAN, "-s", IMPATIENT, "--props", props, "--fail-if-violated")[0] == 3
+    assert cli("check", LOAN, "-s", IMPATIENT, "-p", 'P<=0.5 [F "rejected"]', "--fail-if-violated")[0] == 0
+    code, _, err = cli("check", LOAN)
+    assert code == 2 and "no property given" in err
 
 
 def test_check_mdp_without_strategy(cli):
@@ -38,9 +53,9 @@ def test_info(cli):
     assert code == 0
     assert "9 states, 13 choices, 17 transitions (4 decision states)" in out
     assert '"granted"' in out and "Apply, Consult, Provider, Quit, Submit" in out
-    code, out, _ = cli("info", LOAN, "--json")
+    code, out, _ = cli("info", LOAN, "--json", "-")
     data = json.loads(out)
-    assert data["states"] == 9 and data["reward_models"] == {"steps": ["state"]} and data["variables"] == {"s": [0, 8]}
+    assert data["model"]["states"] == 9 and data["reward_models"] == {"steps": ["state"]} and data["variables"] == {"s": [0, 8]}
 
 
 def test_demo(cli):

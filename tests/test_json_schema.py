@@ -12,18 +12,24 @@ import stormcf.report
 from stormcf.cli import main
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "json.md"
+LOAN, IMPATIENT = str(stormcf.example_path("loan.prism")), str(stormcf.example_path("loan.impatient.json"))
 GRID, GRID_PATH = str(stormcf.example_path("gridworld.prism")), str(stormcf.example_path("gridworld.catastrophic.json"))
 ADAPTIVE, ADAPTIVE_PATH = str(stormcf.example_path("adaptive.prism")), str(stormcf.example_path("adaptive.path.json"))
 
+PERSON = str(Path(stormcf.__file__).resolve().parent / "recourse" / "models" / "person.prism")
 SETCOVER = str(Path(__file__).resolve().parent / "data" / "setcover" / "paper_example.json")
 
 #: one invocation per documented command (all options that add optional keys); {tmp} is a temporary folder that
 #: the earlier invocations (in this order) write into
 INVOCATIONS = {
+    "info": ["info", LOAN],
+    "check": ["check", LOAN, "-s", IMPATIENT, "-p", 'P=? [F "rejected"]', "-p", 'P<=0.2 [F "rejected"]'],
     "icfmdp": ["icfmdp", GRID, "-c", "p=0.4", "--path", GRID_PATH, "--optimistic", "--baseline", "gumbel"],
     "explain-path": ["explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--k", "1", "--k-max", "2", "--verify",
                      "--baselines", "--explanations", "50"],
     "setcover": ["setcover", SETCOVER, "--agent", "0,0,0,0,1"],
+    "recourse": ["recourse", PERSON, "-c", "p=1", "--target", "accept", "--cost", "cost", "--generations", "5",
+                 "--offspring", "20", "--mutants", "5", "--storm-front"],
     "setcover-data": ["setcover-data", "{tmp}/d.npz", "-n", "8", "-A", "12", "--draws", "500"],
     "setcover-learn": ["setcover-learn", "{tmp}/d.npz", "--out", "{tmp}/g.npz", "--hidden", "8", "--max-iter", "5"],
     "setcover-evaluate": ["setcover-evaluate", "{tmp}/g.npz", "{tmp}/g.test.npz"],
@@ -53,7 +59,7 @@ def test_every_documented_command_has_an_invocation():
 
 
 #: commands whose result is a set of facts (data sets, trained models, metrics), not a model-checked answer
-FACTS = {"setcover-data", "setcover-learn", "setcover-evaluate"}
+FACTS = {"info", "setcover-data", "setcover-learn", "setcover-evaluate"}
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ from importlib import import_module
 from ..errors import StormcfError
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
-COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "setcover", "setcover_learn", "setcover_evaluate",
-            "demo")
+COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "recourse", "setcover", "setcover_learn",
+            "setcover_evaluate", "demo")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Sequence
+from typing import Any
 
 from ..model import ExplicitModel
 from ..report import Report, write_json
 from ..storm import load_model
 
 
-def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL", help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
+def add_model_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    parser.add_argument("model", metavar="MODEL", nargs=None if required else "?", default=None,
+                        help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
     parser.add_argument("--constants", "-c", metavar="N=3,p=0.5", default=None,
                         help="values of undefined constants, PRISM style")
     parser.add_argument("--state-names", metavar="SCHEME", default="valuation",
@@ -22,8 +23,8 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
                         help="write the result as JSON to OUT ('-': stdout, which then holds only the JSON)")
 
 
-def model_from_args(args: argparse.Namespace, properties: Sequence[str] = ()) -> ExplicitModel:
-    model = load_model(args.model, constants=args.constants, properties=[p for p in properties if p])
+def model_from_args(args: argparse.Namespace) -> ExplicitModel:
+    model = load_model(args.model, constants=args.constants)
     return model.with_naming(args.state_names) if args.state_names != "valuation" else model
 
 

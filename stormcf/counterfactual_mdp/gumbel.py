@@ -189,7 +189,7 @@ def counterfactual_transitions(model: ExplicitModel, observed_choice: int, obser
     """
     p = model.transitions[observed_choice].toarray().ravel()
     if not p[observed_next] > 0:
-        raise PathError(f"action '{model.action(observed_choice)}' in state "
+        raise PathError(f"action '{model.choice_name(observed_choice)}' in state "
                         f"{model.state_name(int(model.state_of_choice[observed_choice]))} reaches "
                         f"{model.state_name(observed_next)} with probability 0")
     Q = model.transitions if choices is None else model.transitions[np.asarray(choices, dtype=np.int64)]

@@ -107,7 +107,7 @@ def policy_entries(policy: Policy, k: int) -> list[dict[str, Any]]:
             s = int(step.states[i])
             entries.append({"t": t, "state": m.valuation(s), "state_name": m.state_name(s), "l": int(l),
                             "probability": float(mass[i, l]), "observed_action": observed[t],
-                            "action": m.action(int(step.choices[pos])), "change": bool(step.change[pos]),
+                            "action": m.choice_name(int(step.choices[pos])), "change": bool(step.change[pos]),
                             "value": float(policy.values[t][i, k - l])})
     return entries
 

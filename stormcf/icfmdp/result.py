@@ -44,7 +44,7 @@ def policy_to_dict(policy: Policy) -> dict[str, Any]:
         for i in np.flatnonzero(mask[:, 0]):
             s = int(step.states[i])
             entries.append({"state": m.valuation(s) if m.variables else s,
-                            "action": m.action(int(step.choices[policy.actions[t][i, 0]])),
+                            "action": m.choice_name(int(step.choices[policy.actions[t][i, 0]])),
                             "value": float(policy.values[t][i, 0])})
         steps.append(entries)
     return {"value": policy.value(), "changes_from_observation": policy_changes(policy), "steps": steps,
@@ -55,7 +55,7 @@ def policy_text(policy: Policy) -> str:
     m, path = policy.cfmdp.model, policy.cfmdp.path
     lines = []
     for t, observed in enumerate(path.actions):
-        chosen = m.action(observed_state_choice(policy, t))
+        chosen = m.choice_name(observed_state_choice(policy, t))
         mark = "" if chosen == observed else f"   (observed: {observed})"
         lines.append(f"  t={t:<3d} in observed state {m.state_name(int(path.states[t]))}: {chosen}{mark}")
     return "\n".join(lines)
