@@ -311,6 +311,8 @@ class Transitions:
 def _choice_matrix(state: np.ndarray, succ: np.ndarray, p: np.ndarray, n_states: int) -> sp.csr_matrix:
     """One row per choice: δ with p, and the state itself with 1 − p when p < 1 (columns ascending)."""
     fail = p < 1
+    if not fail.any():                                  # deterministic effects: one entry per row
+        return sp.csr_matrix((p, succ, np.arange(len(state) + 1)), shape=(len(state), n_states))
     indptr = np.concatenate([[0], np.cumsum(1 + fail)])
     first = indptr[:-1]
     low, high = np.minimum(succ, state), np.maximum(succ, state)
