@@ -16,9 +16,10 @@ setup(
     # the example models live at the top level (prism_models/) and ship inside the package
     package_dir={"stormcf.prism_models": "prism_models"},
     package_data={"stormcf.prism_models": ["*.prism", "*.json"]},
-    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10"],
+    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "aalpy>=2.0"],
     extras_require={
         "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib"],
+        "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency
         "test": ["pytest", "hypothesis"],
     },
     entry_points={"console_scripts": ["stormcf=stormcf.cli:main"]},

@@ -13,7 +13,7 @@ from importlib import import_module
 from ..errors import StormcfError
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
-COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "demo")
+COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "demo", "learn", "demo_learn")
 
 
 class _Parser(argparse.ArgumentParser):
