@@ -176,11 +176,11 @@ def read_log(path: str | Path, actions: Iterable[str] | None = None) -> EventLog
 
 @dataclass
 class _Rows:
-    """The cells of a log file by column, with the line of every row."""
+    """The cells of a log file by column, with where every row is (CSV: its line; XES: `` event k``)."""
 
     columns: tuple[str, ...]
     cells: dict[str, list[str]]
-    lines: list[int]
+    lines: list
 
     def where(self, source: str, k: int, case: str | None = None) -> str:
         return f"{source}:{self.lines[k]}: " + (f"case '{case}': " if case is not None else "")
