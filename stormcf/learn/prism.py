@@ -92,11 +92,11 @@ def drn_text(a: Automaton, naming: Naming) -> str:
     by_state: dict[int, list] = {}
     for s, act, lo, hi in _choices(a):
         by_state.setdefault(s, []).append((act, lo, hi))
-    state_labels: list[list[str]] = [[] for _ in range(a.n_states)]
-    members = {name: set(codes) for name, codes in naming.labels.items()}
-    outputs = a.outputs.tolist()
-    for s in range(a.n_states):
-        state_labels[s] = [name for name, codes in members.items() if outputs[s] in codes]
+    labels_of_output: dict[int, list[str]] = {}
+    for name, codes in naming.labels.items():
+        for c in codes:
+            labels_of_output.setdefault(c, []).append(name)
+    state_labels = [labels_of_output.get(o, []) for o in a.outputs.tolist()]
     n_choices = sum(len(by_state.get(s, [None])) for s in range(a.n_states))
     zero = "[" + ", ".join("0" for _ in names) + "]" if names else ""
     lines = [f"// {h}" for h in naming.header]
