@@ -7,6 +7,9 @@ learned model and on the true one, side by side.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -34,9 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.dir is not None and not Path(args.dir).is_dir():
         raise StormcfError(f"{args.dir}: no such directory")
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(args.dir or scratch)
-        document = _demo(args, folder, quiet=args.json == "-")
+    quiet = args.json == "-"
+    with tempfile.TemporaryDirectory() as scratch, _stdout_to_stderr(quiet):
+        document = _demo(args, Path(args.dir or scratch), quiet)
     if args.json:
         write_json(document, args.json)
     return 0
@@ -75,3 +78,21 @@ def _demo(args: argparse.Namespace, folder: Path, quiet: bool) -> dict:
     return {"learn": learned.to_dict(), "true_probability": true_value.to_dict(),
             "learned_probability": learned_value.to_dict(),
             "counterfactual": {k: v.to_dict() for k, v in results.items()}}
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr(active: bool):
+    """With ``--json -`` stdout carries exactly one JSON document: lines solvers print from C code (HiGHS's banner)
+    go to stderr meanwhile (file descriptor 1 is redirected, which Python's redirect_stdout cannot do)."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -44,8 +44,8 @@ from .errors import LearnError
 @dataclass(frozen=True, eq=False)
 class Traces:
     """The learner's input: every trace starts with output ``initial``; trace c has the steps
-    ``offsets[c]:offsets[c+1]`` with input codes ``inputs`` and output codes ``outputs``. Codes are ordered as the
-    names they stand for, so the (length, prefix) order is AALpy's."""
+    ``offsets[c]:offsets[c+1]`` with input codes ``inputs`` and output codes ``outputs``. The order of the codes
+    decides the (length, prefix) order of the red-blue loop; AALpy, given the same codes, uses the same order."""
 
     initial: int
     offsets: np.ndarray

@@ -79,8 +79,9 @@ def prism_text(a: Automaton, naming: Naming) -> str:
         lines.append(f'label "{name}" = ' + " | ".join(f"o={c}" for c in codes) + ";")
     for name, rewards in naming.rewards.items():
         lines += ["", f'rewards "{name}"']
-        lines += [f"  [{naming.actions[act]}] true : {_fraction(r.numerator, r.denominator)};"
-                  for act, r in sorted(rewards.items()) if r != 0]
+        items = [f"  [{naming.actions[act]}] true : {_fraction(r.numerator, r.denominator)};"
+                 for act, r in sorted(rewards.items()) if r != 0]
+        lines += items or ["  true : 0;"]          # PRISM has no empty reward structure
         lines.append("endrewards")
     return "\n".join(lines) + "\n"
 

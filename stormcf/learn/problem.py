@@ -69,6 +69,8 @@ class LearnProblem:
 
     def __post_init__(self) -> None:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
+        if self.log.n_steps == 0:
+            raise LearnError(f"{self.log.source}: no case has a step after its initial observation; nothing to learn")
         set_("alpha_value", resolve_alpha(self.alpha, self.log.n_steps))
         if self.learner not in LEARNERS:
             raise LearnError(f"unknown learner {self.learner!r}: use {' or '.join(LEARNERS)}")

@@ -191,3 +191,14 @@ def test_demo_learn(capsys, tmp_path):
     assert "learned model" in out and out.count("checked by Storm") == 2
     assert (tmp_path / "loan_log.csv").is_file() and (tmp_path / "learned.prism").is_file()
     assert "In state 'Rework'" in out.split("on the learned model:")[1]
+
+
+def test_demo_learn_json_on_stdout_is_one_document():
+    """A fresh process (HiGHS prints its banner from C on the first solve): stdout holds exactly the JSON."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "stormcf", "demo-learn", "--cases", "500", "--json", "-"],
+                         capture_output=True, text=True, check=True).stdout
+    doc = json.loads(out)
+    assert doc["learn"]["command"] == "learn"
+    assert doc["counterfactual"]["learned model"]["status"] == "optimal"

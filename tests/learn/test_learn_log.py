@@ -137,6 +137,12 @@ def test_implicit_names_must_be_free(tmp_path):
         read_log(write(tmp_path, "case,activity\n1,x\n1,continue\n1,y\n1,z\n"), ["continue"])
 
 
+def test_a_log_without_steps_has_nothing_to_learn(tmp_path, capsys):
+    path = write(tmp_path, "case,action,observation\n1,,x\n2,,x\n")
+    assert main(["learn", str(path), "--out", str(tmp_path / "m.prism")]) == 2
+    assert "no case has a step after its initial observation; nothing to learn" in capsys.readouterr().err
+
+
 def test_not_a_file(tmp_path):
     with pytest.raises(LogError, match="file not found"):
         read_log(tmp_path / "nope.csv")
