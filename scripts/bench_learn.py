@@ -5,13 +5,14 @@ side with AALpy's own ``run_Alergia`` on the same traces.
 The logs are sampled (``stormcf.learn.sample_log``) from a process-mining-like MDP of MSSD's size
 (``scripts/process_mdp.py``: 15,000 states by default) under a seeded random strategy; an event is one row of the
 paired-form CSV. Every size runs in a fresh subprocess, so the peak resident memory is that size's own. AALpy runs
-in its own subprocess with a time limit (its red-blue loop recomputes the blue set from every red state at every
-step, quadratic in the states, so it does not finish the larger logs).
+in its own subprocess with a limit on its CPU time (its red-blue loop recomputes the blue set from every red state
+at every step, quadratic in the states, so it does not finish the larger logs).
 
     python scripts/bench_learn.py                         # 10^4, 10^5, 10^6 events; AALpy limit 300 s
     python scripts/bench_learn.py --events 10000 --aalpy-limit 600
 
-Timings on a shared machine are noisy; the ratio column compares the two learners on the same traces in one run.
+Timings on a shared machine are noisy: the phases are wall-clock seconds of ``learn_mdp``; the two learners are
+compared by CPU seconds (``time.process_time``), which other processes on the machine do not inflate.
 """
 from __future__ import annotations
 
@@ -47,16 +48,20 @@ def make_log(states: int, events: int, seed: int, folder: Path) -> Path:
 
 
 def run_stormcf(log: Path, alpha: float, folder: Path) -> dict:
-    from stormcf.learn import LearnProblem, learn_mdp, read_log
+    from stormcf.learn import LearnProblem, ioalergia, learn_mdp, read_log
 
     clock = time.perf_counter()
     events = read_log(log)
     read = time.perf_counter() - clock
-    result = learn_mdp(LearnProblem(events, alpha=alpha, model_path=folder / "learned.prism",
-                                    strategy_path=folder / "sigma.json"))
+    problem = LearnProblem(events, alpha=alpha, model_path=folder / "learned.prism", strategy_path=folder / "sigma.json")
+    cpu = time.process_time()
+    ioalergia(problem.traces(), problem.alpha_value)
+    cpu = time.process_time() - cpu
+    result = learn_mdp(problem)
     total = time.perf_counter() - clock
     learned = result.payload()["learned"]
     return {"events": events.events, "cases": events.n_cases, "read": read, **result.timings, "total": total,
+            "learn_cpu": cpu,
             "states": learned["states"], "transitions": learned["transitions"],
             "max_out_degree": learned["max_out_degree"], "peak_mb": _peak_mb()}
 
@@ -69,24 +74,29 @@ def run_aalpy(log: Path, alpha: float) -> dict:
     traces = LearnProblem(read_log(log)).traces()
     o, a, off = traces.outputs.tolist(), traces.inputs.tolist(), traces.offsets.tolist()
     data = [[traces.initial] + list(zip(a[off[c]:off[c + 1]], o[off[c]:off[c + 1]])) for c in range(len(off) - 1)]
-    clock = time.perf_counter()
+    cpu = time.process_time()
     mdp = run_Alergia(data, automaton_type="mdp", eps=alpha)
-    return {"learn": time.perf_counter() - clock, "states": len(mdp.states), "peak_mb": _peak_mb()}
+    return {"learn_cpu": time.process_time() - cpu, "states": len(mdp.states), "peak_mb": _peak_mb()}
 
 
 def _peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _child(args: list[str], limit: float | None) -> dict | None:
+def _child(args: list[str], cpu_limit: float | None) -> dict | None:
+    """Run this script as a child; ``None`` when it exceeds ``cpu_limit`` CPU seconds (RLIMIT_CPU ends it)."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    try:
-        out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, timeout=limit,
-                             env=env, check=True)
-    except subprocess.TimeoutExpired:
-        return None
-    except subprocess.CalledProcessError as err:
-        raise SystemExit(f"bench_learn: {' '.join(args)} failed:\n{err.stderr}") from None
+
+    def limit() -> None:
+        if cpu_limit is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_limit), int(cpu_limit) + 5))
+
+    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, env=env,
+                         preexec_fn=limit)
+    if out.returncode != 0:
+        if cpu_limit is not None and out.returncode < 0:
+            return None
+        raise SystemExit(f"bench_learn: {' '.join(args)} failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -96,7 +106,7 @@ def main() -> None:
     ap.add_argument("--states", type=int, default=15_000, help="states of the generating process MDP")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--aalpy-limit", type=float, default=300.0, metavar="SECONDS")
+    ap.add_argument("--aalpy-limit", type=float, default=300.0, metavar="CPU_SECONDS")
     ap.add_argument("--child", nargs=2, metavar=("WHICH", "LOG"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -107,10 +117,10 @@ def main() -> None:
         print(json.dumps(out))
         return
     print(f"stormcf learn on logs sampled from process_mdp({args.states}, seed {args.seed}), alpha {args.alpha}; "
-          f"AALpy {_aalpy_version()} run_Alergia limited to {args.aalpy_limit:g} s (shared machine: timings noisy)")
+          f"AALpy {_aalpy_version()} run_Alergia limited to {args.aalpy_limit:g} CPU s (shared machine: timings noisy)")
     head = (f"{'events':>9} {'cases':>7} {'states':>7} {'transitions':>11} {'max deg':>7} | {'read':>6} "
-            f"{'learn':>6} {'write':>6} {'storm':>6} {'strat':>6} {'total':>7} {'MB':>5} | {'AALpy learn':>11} "
-            f"{'MB':>5} {'ratio':>7}")
+            f"{'learn':>6} {'write':>6} {'storm':>6} {'strat':>6} {'total':>7} {'MB':>5} | {'learn CPU':>9} "
+            f"{'AALpy CPU':>10} {'MB':>5} {'ratio':>7}")
     print(head)
     print("-" * len(head))
     with tempfile.TemporaryDirectory() as folder:
@@ -118,19 +128,21 @@ def main() -> None:
             log = make_log(args.states, events, args.seed, Path(folder))
             ours = _child(["--alpha", str(args.alpha), "--child", "stormcf", str(log)], None)
             theirs = _child(["--alpha", str(args.alpha), "--child", "aalpy", str(log)], args.aalpy_limit)
+            mine = max(ours["learn_cpu"], 1e-3)
             if theirs is None:
-                aalpy = f"{'> ' + format(args.aalpy_limit, 'g') + ' s':>11} {'':>5} {'> ' + format(args.aalpy_limit / ours['learn'], '.0f'):>7}"
+                limit = f"> {args.aalpy_limit:g}"
+                aalpy = f"{limit:>10} {'':>5} {'> ' + format(args.aalpy_limit / mine, '.0f'):>7}"
             else:
                 same = "" if theirs["states"] == ours["states"] else f" (AALpy: {theirs['states']} states!)"
-                aalpy = (f"{theirs['learn']:>9.2f} s {theirs['peak_mb']:>5.0f} "
-                         f"{theirs['learn'] / ours['learn']:>7.0f}{same}")
+                aalpy = f"{theirs['learn_cpu']:>10.2f} {theirs['peak_mb']:>5.0f} {theirs['learn_cpu'] / mine:>7.0f}{same}"
             print(f"{ours['events']:>9} {ours['cases']:>7} {ours['states']:>7} {ours['transitions']:>11} "
                   f"{ours['max_out_degree']:>7} | {ours['read']:>6.2f} {ours['learn']:>6.2f} {ours['write']:>6.2f} "
                   f"{ours['storm_build']:>6.2f} {ours['strategy']:>6.2f} {ours['total']:>7.2f} "
-                  f"{ours['peak_mb']:>5.0f} | {aalpy}", flush=True)
+                  f"{ours['peak_mb']:>5.0f} | {ours['learn_cpu']:>9.2f} {aalpy}", flush=True)
     print("columns: seconds per phase of learn_mdp (read = CSV reading; storm = Storm builds the written PRISM "
           "file and stormcf compares it with the learned frequencies; strat = the users' strategy, its file and the "
-          "log's coverage); MB = peak resident memory of the process; ratio = AALpy's learning time / stormcf's")
+          "log's coverage); MB = peak resident memory of the process; learn CPU / AALpy CPU = CPU seconds of the learning "
+          "alone (stormcf's IOAlergia / AALpy's run_Alergia on the same traces); ratio = AALpy's / stormcf's")
 
 
 def _aalpy_version() -> str:
