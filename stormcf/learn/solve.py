@@ -32,12 +32,18 @@ AGREEMENT = 1e-12
 
 
 def learn_mdp(problem: LearnProblem) -> LearnResult:
-    """Learn the MDP and the users' strategy from the problem's log, let Storm build and check them (module docs)."""
+    """Learn the MDP and the users' strategy from the problem's log, let Storm build and check them (module docs).
+
+    The files (model, DRN, strategy) are moved into place only when everything succeeded."""
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     traces = problem.traces()
     learner = ioalergia if problem.learner == "stormcf" else aalpy_ioalergia
     automaton = learner(traces, problem.alpha_value)
+    cover = coverage(traces, automaton)
+    if cover.cases_replayed != cover.cases:
+        raise VerificationFailure(f"{cover.cases - cover.cases_replayed} cases of the log are not paths of the "
+                                  f"learned automaton; refusing to report it")
     timings["learn"] = time.perf_counter() - clock
 
     clock = time.perf_counter()
@@ -46,28 +52,32 @@ def learn_mdp(problem: LearnProblem) -> LearnResult:
     drn = drn_text(automaton, naming) if problem.drn_path is not None else None
     timings["write"] = time.perf_counter() - clock
 
-    clock = time.perf_counter()
-    model = _built_by_storm(prism, problem.model_path, ".prism")
-    _same_model(model, automaton, naming)
-    if drn is not None:
-        _same_model(_built_by_storm(drn, problem.drn_path, ".drn"), automaton, naming, by_valuation=False)
-    timings["storm_build"] = time.perf_counter() - clock
+    files: dict[Path, Path] = {}                   # staged file -> its target
+    with tempfile.TemporaryDirectory() as scratch:
+        try:
+            clock = time.perf_counter()
+            model = _built_by_storm(prism, problem.model_path or Path(scratch) / "learned.prism", files)
+            _same_model(model, automaton, naming)
+            if drn is not None:
+                _same_model(_built_by_storm(drn, problem.drn_path, files), automaton, naming, by_valuation=False)
+            timings["storm_build"] = time.perf_counter() - clock
 
-    clock = time.perf_counter()
-    strategy = learned_strategy(model, automaton, naming, problem.laplace)
-    if problem.strategy_path is not None:
-        strategy.save(problem.strategy_path)
-    cover = coverage(traces, automaton)
-    if cover.cases_replayed != cover.cases:
-        raise VerificationFailure(f"{cover.cases - cover.cases_replayed} cases of the log are not paths of the "
-                                  f"learned automaton; refusing to report it")
-    timings["strategy"] = time.perf_counter() - clock
+            clock = time.perf_counter()
+            strategy = learned_strategy(model, automaton, naming, problem.laplace)
+            if problem.strategy_path is not None:
+                files[_staged(problem.strategy_path, strategy.save)] = problem.strategy_path
+            timings["strategy"] = time.perf_counter() - clock
 
-    clock = time.perf_counter()
-    props = [f'P=? [F "{name}"]' for name in problem.labels] + list(problem.properties)
-    checks = [check_strategy(strategy, p, subject="DTMC induced by the learned strategy on the learned MDP")
-              for p in props]
-    timings["check"] = time.perf_counter() - clock
+            clock = time.perf_counter()
+            props = [f'P=? [F "{name}"]' for name in problem.labels] + list(problem.properties)
+            checks = [check_strategy(strategy, p, subject="DTMC induced by the learned strategy on the learned MDP")
+                      for p in props]
+            timings["check"] = time.perf_counter() - clock
+            for staged, target in files.items():
+                os.replace(staged, target)
+        finally:
+            for staged in files:
+                staged.unlink(missing_ok=True)
     return LearnResult(problem, automaton, model, strategy, cover, checks, timings, prism, drn)
 
 
@@ -96,25 +106,28 @@ def _naming(problem: LearnProblem, a: Automaton) -> Naming:
 
 
 # ================================================================================================ Storm
-def _built_by_storm(text: str, path: Path | None, suffix: str) -> ExplicitModel:
-    """Write ``text`` beside ``path`` (or into a temporary directory), let Storm build it, then move it in place:
-    a file stormcf reports has been built by Storm."""
-    directory = tempfile.TemporaryDirectory() if path is None else None
-    target = Path(directory.name) / f"learned{suffix}" if directory else path
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=suffix, dir=target.parent)
+def _built_by_storm(text: str, target: Path, files: dict[Path, Path]) -> ExplicitModel:
+    """Storm's model of ``text``, written to a staged file beside ``target`` (recorded in ``files``, staged ->
+    target, to be moved into place when everything succeeded)."""
+    staged = _staged(target, lambda path: Path(path).write_text(text, encoding="utf-8"))
+    files[staged] = target
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        try:
-            model = load_model(tmp)
-        except StormcfError as err:
-            raise VerificationFailure(f"Storm does not build the learned model stormcf wrote: {err}") from None
-        os.replace(tmp, target)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-        if directory:
-            directory.cleanup()
+        model = load_model(staged)
+    except StormcfError as err:
+        raise VerificationFailure(f"Storm does not build the learned model stormcf wrote: {err}") from None
     return dataclasses.replace(model, source=target.name)
+
+
+def _staged(target: Path, write) -> Path:
+    """A new file beside ``target`` (same suffix) that ``write(path)`` filled."""
+    fd, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    os.close(fd)
+    try:
+        write(name)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return Path(name)
 
 
 def _state_map(model: ExplicitModel, by_valuation: bool) -> np.ndarray:

@@ -5,12 +5,13 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from stormcf.learn import EventLog, LearnError, LearnProblem, aalpy_ioalergia, ioalergia, sample_log
+from stormcf.learn import EventLog, LearnError, aalpy_ioalergia, ioalergia, sample_log
 from stormcf.learn.alergia import Traces, resolve_alpha
 
 
 def traces_of(log: EventLog) -> Traces:
-    return LearnProblem(log).traces()
+    return Traces(int(log.initial[0]), log.offsets, log.step_actions, log.step_observations, len(log.actions),
+                  len(log.observations))
 
 
 def two_histories(n: int) -> EventLog:

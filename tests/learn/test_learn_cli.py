@@ -174,8 +174,10 @@ def test_bad_options(data, kwargs, message):
     (["--prop", 'P=? [F "nope"]'], "nope"),
 ])
 def test_bad_arguments_exit_2(tmp_path, capsys, data, argv, message):
-    code, out, err = run(capsys, "learn", data / "loan_paired.csv", "--out", tmp_path / "m.prism", *argv)
+    code, out, err = run(capsys, "learn", data / "loan_paired.csv", "--out", tmp_path / "m.prism",
+                         "--strategy-out", tmp_path / "s.json", *argv)
     assert code == 2 and err.count("\n") == 1 and message in err
+    assert list(tmp_path.iterdir()) == []            # nothing written, no staged file left behind
 
 
 def test_aalpy_learner_gives_the_same_model(data):
