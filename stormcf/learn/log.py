@@ -164,14 +164,14 @@ def read_log(path: str | Path, actions: Iterable[str] | None = None) -> EventLog
     if p.name.lower().endswith((".xes", ".xes.gz")):
         from .xes import read_xes
         rows = read_xes(p, name)
-        return _activity_log(name, rows, actions, TIMESTAMP in rows.columns)
+        return _activity_log(name, rows, actions)
     rows = _read_csv(p, name)
     if rows.columns[1] == "action":
         if actions is not None:
             raise LogError(f"{name}: actions are given in the paired form's 'action' column; the list of actions "
                            f"is only for the activity form")
         return _paired_log(name, rows)
-    return _activity_log(name, rows, actions, TIMESTAMP in rows.columns)
+    return _activity_log(name, rows, actions)
 
 
 @dataclass
@@ -293,7 +293,7 @@ def _paired_log(source: str, rows: _Rows) -> EventLog:
     return EventLog.from_cases(cases, source, ids, "paired", len(rows.lines))
 
 
-def _activity_log(source: str, rows: _Rows, actions: list[str] | None, timed: bool) -> EventLog:
+def _activity_log(source: str, rows: _Rows, actions: list[str] | None) -> EventLog:
     if actions is None:
         raise LogError(f"{source}: an activity log needs the list of activities that are actions (--actions A,B)")
     ids, groups = _group_by_case(rows, source)
