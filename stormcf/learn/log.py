@@ -25,13 +25,15 @@ stripped of surrounding white space. Errors name the file and line (``log.csv:7:
 """
 from __future__ import annotations
 
+import contextlib
 import csv
+import gc
 import io
 import math
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -101,20 +103,12 @@ class EventLog:
         """
         if not cases:
             raise LogError(f"{source}: no cases")
-        cases, implicit = _implicit_names(_one_initial_state(list(cases), dict(implicit or {})), source)
-        actions = sorted({a for _, steps in cases for a, _ in steps})
-        observations = sorted({o0 for o0, _ in cases} | {o for _, steps in cases for _, o in steps})
-        a_code = {a: k for k, a in enumerate(actions)}
-        o_code = {o: k for k, o in enumerate(observations)}
         lengths = np.array([len(steps) for _, steps in cases], dtype=np.int64)
-        flat = [step for _, steps in cases for step in steps]
         ids = tuple(case_ids) if case_ids is not None else tuple(str(c) for c in range(len(cases)))
-        return cls(source, form, ids, tuple(actions), tuple(observations),
-                   np.array([o_code[o0] for o0, _ in cases], dtype=np.int64),
-                   np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-                   np.array([a_code[a] for a, _ in flat], dtype=np.int64),
-                   np.array([o_code[o] for _, o in flat], dtype=np.int64),
-                   int(lengths.sum() + len(cases)) if events is None else events, implicit)
+        return _encode(source, form, ids, _objects([o0 for o0, _ in cases]), lengths,
+                       _objects([a for _, steps in cases for a, _ in steps]),
+                       _objects([o for _, steps in cases for _, o in steps]),
+                       int(lengths.sum() + len(cases)) if events is None else events, dict(implicit or {}))
 
     def to_csv(self, path: str | Path) -> None:
         """Write the log in the paired form (one row per initial observation and per step)."""
@@ -127,29 +121,52 @@ class EventLog:
                 w.writerows((case_id, a, o) for a, o in steps)
 
 
-def _one_initial_state(cases: list, implicit: dict[str, int]) -> tuple[list, dict[str, int]]:
-    if len({o0 for o0, _ in cases}) == 1:
-        if cases[0][0] is None:
-            implicit["start"] = len(cases)
-        return cases, implicit
-    implicit["start"] = len(cases)
-    implicit["continue"] = implicit.get("continue", 0) + sum(o0 is not None for o0, _ in cases)
-    return [(None, list(steps) if o0 is None else [(None, o0)] + list(steps)) for o0, steps in cases], implicit
+def _objects(values) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
-def _implicit_names(cases_implicit: tuple[list, dict[str, int]], source: str) -> tuple[list, dict[str, int]]:
-    """Replace ``None`` by the names ``start`` and ``continue``, which the log itself must not use then."""
-    cases, implicit = cases_implicit
-    if implicit.get("start"):
-        if any(o0 == START or any(o == START for _, o in steps) for o0, steps in cases):
+def _encode(source: str, form: str, case_ids: tuple[str, ...], initial: np.ndarray, lengths: np.ndarray,
+            actions: np.ndarray, observations: np.ndarray, events: int, implicit: dict[str, int]) -> EventLog:
+    """The log as codes, from names in object arrays: ``initial[c]`` (``None``: the implicit ``start``), and the
+    steps of all cases one after the other (``lengths[c]`` of case c; action ``None``: the implicit ``continue``).
+    Unifies the initial observations and checks that the implicit names are free (module docs)."""
+    real_observations = set(initial[initial != None].tolist()) | set(observations.tolist())  # noqa: E711
+    if len(set(initial.tolist())) > 1:                   # one initial state: start -continue-> o_0
+        given = np.flatnonzero(initial != None)          # noqa: E711
+        at = np.concatenate([[0], np.cumsum(lengths)])[given]
+        actions = np.insert(actions, at, None)
+        observations = np.insert(observations, at, initial[given])
+        lengths = lengths.copy()
+        lengths[given] += 1
+        implicit["continue"] = implicit.get("continue", 0) + int(given.size)
+        initial = np.full(initial.size, None, dtype=object)
+    if initial[0] is None:
+        implicit["start"] = int(initial.size)
+        if START in real_observations:
             raise LogError(f"{source}: the log has an observation named '{START}', the name of the implicit initial "
                            f"observation it needs (rename that observation)")
-    if implicit.get("continue") and any(a == CONTINUE for _, steps in cases for a, _ in steps):
-        raise LogError(f"{source}: the log has an action named '{CONTINUE}', the name of the implicit action it "
-                       f"needs (rename that action)")
-    named = [(START if o0 is None else o0, [(CONTINUE if a is None else a, o) for a, o in steps])
-             for o0, steps in cases]
-    return named, implicit
+    implicit_steps = actions == None                     # noqa: E711
+    if implicit_steps.any():
+        if CONTINUE in set(actions[~implicit_steps].tolist()):
+            raise LogError(f"{source}: the log has an action named '{CONTINUE}', the name of the implicit action it "
+                           f"needs (rename that action)")
+        actions = np.where(implicit_steps, CONTINUE, actions)
+    initial = np.where(initial == None, START, initial)  # noqa: E711
+    action_names, step_actions = _codes(actions.tolist(), sort=True)
+    observation_names, codes = _codes(initial.tolist() + observations.tolist(), sort=True)
+    return EventLog(source, form, case_ids, action_names, observation_names, codes[:initial.size],
+                    np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), step_actions, codes[initial.size:],
+                    events, implicit)
+
+
+def _codes(values: list[str], sort: bool) -> tuple[tuple[str, ...], np.ndarray]:
+    """The distinct values (sorted, or in order of first appearance) and the code of every value."""
+    names = dict.fromkeys(values)
+    order = sorted(names) if sort else list(names)
+    index = {name: k for k, name in enumerate(order)}
+    return tuple(order), np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
 
 
 # ================================================================================================ reading
@@ -176,14 +193,24 @@ def read_log(path: str | Path, actions: Iterable[str] | None = None) -> EventLog
 
 @dataclass
 class _Rows:
-    """The cells of a log file by column, with where every row is (CSV: its line; XES: `` event k``)."""
+    """The cells of a log file by column; ``locate(k)`` is the line of data row k in the file (CSV) or its event
+    number (XES), as ``kind`` says."""
 
     columns: tuple[str, ...]
     cells: dict[str, list[str]]
-    lines: list
+    locate: Callable[[int], int]
+    kind: str = "line"
 
     def where(self, source: str, k: int, case: str | None = None) -> str:
-        return f"{source}:{self.lines[k]}: " + (f"case '{case}': " if case is not None else "")
+        at = f"{source}:{self.locate(k)}: " if self.kind == "line" else f"{source}: {self.kind} {self.locate(k)}: "
+        return at + (f"case '{case}': " if case is not None else "")
+
+    def line(self, k: int) -> str:
+        return f"{self.kind} {self.locate(k)}"
+
+
+def _is_blank(row: list[str]) -> bool:
+    return not row or (len(row) == 1 and not row[0].strip())
 
 
 def _read_csv(p: Path, name: str) -> _Rows:
@@ -195,25 +222,57 @@ def _read_csv(p: Path, name: str) -> _Rows:
         raise LogError(f"{name}: not a CSV text file (it contains NUL bytes)")
     if not text.strip():
         raise LogError(f"{name}: empty file (expected a CSV event log with a header row)")
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = [h.strip().lower() for h in next(reader)]
-        columns = _columns(header, name)
-        cells: dict[str, list[str]] = {c: [] for c in header}
-        lines: list[int] = []
-        for row in reader:
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue
-            if len(row) != len(header):
-                raise LogError(f"{name}:{reader.line_num}: {len(row)} fields, the header has {len(header)}")
-            for c, v in zip(header, row):
-                cells[c].append(v.strip())
-            lines.append(reader.line_num)
-    except csv.Error as err:
-        raise LogError(f"{name}:{reader.line_num}: not valid CSV ({err})") from None
-    if not lines:
+    header_row, data, locate = _parse_csv(text, name)
+    header = [h.strip().lower() for h in header_row]
+    columns = _columns(header, name)
+    if not data:
         raise LogError(f"{name}: no events (the file has a header row but no data rows)")
-    return _Rows(columns, cells, lines)
+    width = len(header)
+    bad = next((k for k, row in enumerate(data) if len(row) != width), None)
+    if bad is not None:
+        raise LogError(f"{name}:{locate(bad)}: {len(data[bad])} fields, the header has {width}")
+    with _no_cycle_collection():
+        cells = {c: [row[i].strip() for row in data] for i, c in enumerate(header)}
+    return _Rows(columns, cells, locate)
+
+
+def _parse_csv(text: str, name: str) -> tuple[list[str], list[list[str]], Callable[[int], int]]:
+    """The header row, the non-blank data rows and the line finder of a CSV text."""
+    try:
+        with _no_cycle_collection():
+            reader = csv.reader(io.StringIO(text, newline=""))
+            header = next(reader)
+            data = [row for row in reader if not _is_blank(row)]
+    except csv.Error as err:
+        raise LogError(f"{name}: not valid CSV ({err})") from None
+    return header, data, _line_finder(text)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection():
+    """Python's cycle collector would run again and again over a million fresh row lists (seconds, for nothing:
+    rows hold strings only)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _line_finder(text: str) -> Callable[[int], int]:
+    """The file line of data row k (after the header, blank rows skipped), found by reading the file again when a
+    message needs it (quoted cells may span lines)."""
+    lines: list[int] = []
+
+    def locate(k: int) -> int:
+        if not lines:
+            reader = csv.reader(io.StringIO(text, newline=""))
+            next(reader)
+            lines.extend(reader.line_num for row in reader if not _is_blank(row))
+        return lines[k]
+    return locate
 
 
 def _columns(header: list[str], name: str) -> tuple[str, ...]:
@@ -237,28 +296,45 @@ def _columns(header: list[str], name: str) -> tuple[str, ...]:
     return order + ((TIMESTAMP,) if TIMESTAMP in has else ())
 
 
-def _group_by_case(rows: _Rows, source: str) -> tuple[list[str], list[list[int]]]:
-    """Case ids in order of first appearance, and the row indices of every case in file order."""
-    order: dict[str, list[int]] = {}
-    for k, case in enumerate(rows.cells["case"]):
-        if not case:
-            raise LogError(f"{rows.where(source, k)}empty case identifier")
-        order.setdefault(case, []).append(k)
+@dataclass(frozen=True)
+class _Cases:
+    """The rows grouped by case: ``ids`` in order of first appearance; ``rows`` the row indices case after case,
+    each case's rows in file order; ``starts`` where each case begins in ``rows``."""
+
+    ids: tuple[str, ...]
+    rows: np.ndarray
+    starts: np.ndarray
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(np.append(self.starts, self.rows.size))
+
+
+def _group_by_case(rows: _Rows, source: str) -> _Cases:
+    case = _objects(rows.cells["case"])
+    empty = np.flatnonzero(case == "")
+    if empty.size:
+        raise LogError(f"{rows.where(source, int(empty[0]))}empty case identifier")
+    ids, number = _codes(rows.cells["case"], sort=False)    # cases numbered by first appearance
+    order = np.argsort(number, kind="stable")
+    starts = np.flatnonzero(np.r_[True, number[order][1:] != number[order][:-1]])
+    cases = _Cases(ids, order, starts)
     if TIMESTAMP in rows.cells:
-        _check_timestamps(rows, order, source)
-    return list(order), list(order.values())
+        _check_timestamps(rows, cases, source)
+    return cases
 
 
-def _check_timestamps(rows: _Rows, cases: dict[str, list[int]], source: str) -> None:
+def _check_timestamps(rows: _Rows, cases: _Cases, source: str) -> None:
     stamps = rows.cells[TIMESTAMP]
-    for case, ks in cases.items():
-        previous = -math.inf
-        for j, k in enumerate(ks):
-            t = _timestamp(stamps[k], rows.where(source, k, case))
-            if t < previous:
-                raise LogError(f"{rows.where(source, k, case)}timestamp {stamps[k]} is earlier than the one of the "
-                               f"case's previous event (line {rows.lines[ks[j - 1]]}); rows must be in time order")
-            previous = t
+    case_of = np.repeat(np.arange(len(cases.ids)), cases.lengths)
+    previous, previous_row = -math.inf, -1
+    for j, (k, c) in enumerate(zip(cases.rows.tolist(), case_of.tolist())):
+        where = rows.where(source, k, cases.ids[c])
+        t = _timestamp(stamps[k], where)
+        if j and case_of[j - 1] == c and t < previous:
+            raise LogError(f"{where}timestamp {stamps[k]} is earlier than the one of the case's previous event "
+                           f"({rows.line(previous_row)}); rows must be in time order")
+        previous, previous_row = t, k
 
 
 def _timestamp(text: str, where: str) -> float:
@@ -274,29 +350,32 @@ def _timestamp(text: str, where: str) -> float:
 
 
 def _paired_log(source: str, rows: _Rows) -> EventLog:
-    ids, groups = _group_by_case(rows, source)
-    act, obs = rows.cells["action"], rows.cells["observation"]
-    cases = []
-    for case, ks in zip(ids, groups):
-        first = ks[0]
-        if act[first]:
-            raise LogError(f"{rows.where(source, first, case)}the case has no initial observation (its first row "
-                           f"has the action '{act[first]}'; the first row of a case has an empty action)")
-        for k in ks:
-            if not obs[k]:
-                raise LogError(f"{rows.where(source, k, case)}empty observation")
-        for k in ks[1:]:
-            if not act[k]:
-                raise LogError(f"{rows.where(source, k, case)}empty action (only the first row of a case, the "
-                               f"initial observation, has no action)")
-        cases.append((obs[first], [(act[k], obs[k]) for k in ks[1:]]))
-    return EventLog.from_cases(cases, source, ids, "paired", len(rows.lines))
+    cases = _group_by_case(rows, source)
+    act, obs = _objects(rows.cells["action"]), _objects(rows.cells["observation"])
+    first = cases.rows[cases.starts]
+    later = np.ones(cases.rows.size, dtype=bool)
+    later[cases.starts] = False
+    steps = cases.rows[later]
+    case_of_row = np.empty(act.size, dtype=np.int64)
+    case_of_row[cases.rows] = np.repeat(np.arange(len(cases.ids)), cases.lengths)
+
+    def fail(bad: np.ndarray, message: str) -> None:
+        if bad.size:
+            k = int(bad.min())
+            raise LogError(f"{rows.where(source, k, cases.ids[case_of_row[k]])}{message.format(act[k])}")
+
+    fail(first[act[first] != ""], "the case has no initial observation (its first row has the action '{}'; the "
+                                  "first row of a case has an empty action)")
+    fail(np.flatnonzero(obs == ""), "empty observation")
+    fail(steps[act[steps] == ""], "empty action (only the first row of a case, the initial observation, has no "
+                                  "action)")
+    return _encode(source, "paired", cases.ids, obs[first], cases.lengths - 1, act[steps], obs[steps], act.size, {})
 
 
 def _activity_log(source: str, rows: _Rows, actions: list[str] | None) -> EventLog:
     if actions is None:
         raise LogError(f"{source}: an activity log needs the list of activities that are actions (--actions A,B)")
-    ids, groups = _group_by_case(rows, source)
+    cases = _group_by_case(rows, source)
     activity = rows.cells["activity"]
     for k, a in enumerate(activity):
         if not a:
@@ -307,8 +386,10 @@ def _activity_log(source: str, rows: _Rows, actions: list[str] | None) -> EventL
         raise LogError(f"{source}: the action '{missing[0]}' does not occur in the log")
     is_action = set(actions)
     implicit = {"continue": 0, "observations": 0}
-    cases = [_pair([activity[k] for k in ks], is_action, implicit) for ks in groups]
-    return EventLog.from_cases(cases, source, ids, "activity", len(rows.lines), implicit)
+    bounds = np.append(cases.starts, cases.rows.size).tolist()
+    order = cases.rows.tolist()
+    paired = [_pair([activity[k] for k in order[a:b]], is_action, implicit) for a, b in zip(bounds[:-1], bounds[1:])]
+    return EventLog.from_cases(paired, source, cases.ids, "activity", len(activity), implicit)
 
 
 def _pair(events: list[str], is_action: set[str], implicit: dict[str, int]) -> tuple:

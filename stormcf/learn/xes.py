@@ -36,7 +36,7 @@ def read_xes(path: Path, name: str):
     if "time:timestamp" in frame.columns:
         cells[TIMESTAMP] = [v.isoformat() if hasattr(v, "isoformat") else _text(v) for v in frame["time:timestamp"]]
         columns += (TIMESTAMP,)
-    return _Rows(columns, cells, [f" event {k + 1}" for k in range(len(frame))])
+    return _Rows(columns, cells, lambda k: k + 1, kind="event")
 
 
 def _text(value) -> str:
