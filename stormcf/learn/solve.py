@@ -27,7 +27,7 @@ from .prism import Naming, drn_text, frequencies, prism_text
 from .problem import STEPS, LearnProblem
 from .result import LearnResult
 
-#: largest relative difference between Storm's probabilities (read as doubles) and the exact frequencies
+#: largest difference between Storm's probabilities (read as doubles) and the exact frequencies
 AGREEMENT = 1e-12
 
 
