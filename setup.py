@@ -15,8 +15,10 @@ setup(
     packages=find_packages(include=["stormcf", "stormcf.*"]) + ["stormcf.prism_models"],
     # the example models live at the top level (prism_models/) and ship inside the package
     package_dir={"stormcf.prism_models": "prism_models"},
-    package_data={"stormcf.prism_models": ["*.prism", "*.json"]},
-    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "aalpy>=2.0"],
+    package_data={"stormcf.prism_models": ["*.prism", "*.json"],
+                  # UCI Adult and German credit (CC BY 4.0, attribution in data/README.txt) and example models
+                  "stormcf.recourse": ["data/*.gz", "data/*.names", "data/README.txt", "models/*.prism"]},
+    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "scikit-learn>=1.3", "aalpy>=2.0"],
     extras_require={
         "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib"],
         "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency

@@ -47,7 +47,7 @@ def models(names: list[str]):
             yield name, stormcf.load_model(stormcf.example_path("loan.prism")), '"rejected"'
         elif name == "coin":
             target = '"finished" & !"agree"'
-            yield name, stormcf.load_model(stormpy_example("coin2-2.nm"), properties=[f"P<=0.5 [F {target}]"]), target
+            yield name, stormcf.load_model(stormpy_example("coin2-2.nm")), target
         elif name == "slipgrid":
             yield name, stormcf.load_model(stormpy_example("slipgrid.nm")), '"goal"'
         elif name == "firewire":

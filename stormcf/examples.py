@@ -36,12 +36,24 @@ def resolve_file(path: str | Path) -> Path:
     raise ModelError(f"{path}: file not found")
 
 
+def read_text(path: str | Path, error: type[StormcfError]) -> str:
+    """The text of a user's file (resolved like :func:`resolve_file`); a missing, unreadable or non-UTF-8 file raises
+    ``error`` with a one-line message naming the file."""
+    try:
+        return resolve_file(path).read_text(encoding="utf-8")
+    except ModelError as err:
+        raise error(str(err)) from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: not a text file (not UTF-8)") from None
+    except OSError as err:
+        raise error(f"{path}: cannot read ({err.strerror})") from None
+
+
 def read_json(path: str | Path, error: type[StormcfError]) -> Any:
     """The JSON content of a user's file (resolved like :func:`resolve_file`); a missing file or invalid JSON raises
     ``error`` with a one-line message naming the file."""
+    text = read_text(path, error)
     try:
-        return json.loads(resolve_file(path).read_text())
-    except ModelError as err:
-        raise error(str(err)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
         raise error(f"{path}: not valid JSON ({err})") from None

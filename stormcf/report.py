@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import json
 import math
+from abc import ABC, abstractmethod
 import os
 import sys
 import tempfile
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
@@ -55,7 +57,7 @@ def model_summary(model: ExplicitModel | None) -> dict[str, Any] | None:
             "transitions": model.n_transitions, "decision_states": int(model.decision_states.sum())}
 
 
-class Report:
+class Report(ABC):
     """Base class of every analysis result.
 
     Subclasses set the class attribute ``command`` and provide the attributes (or properties) ``status``,
@@ -75,11 +77,13 @@ class Report:
         """True when a reported value is an estimate (Monte Carlo, ...) rather than exact up to Storm's precision."""
         return False
 
+    @abstractmethod
     def payload(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The analysis's own JSON keys."""
 
+    @abstractmethod
     def text(self) -> str:
-        raise NotImplementedError
+        """The explanation for people."""
 
     def to_dict(self) -> dict[str, Any]:
         from . import __version__
@@ -96,6 +100,28 @@ class Report:
     def __repr__(self) -> str:
         source = self.model.source if self.model is not None else "-"
         return f"<{type(self).__name__} {self.command} {self.status} on {source}>"
+
+
+@dataclass(frozen=True, eq=False)
+class Summary(Report):
+    """A result that is a set of facts (a generated data set, a trained model, evaluation metrics): the facts go
+    under ``facts`` in the JSON; the text is the given lines."""
+
+    command: str
+    facts: dict[str, Any] = field(default_factory=dict)
+    lines: Sequence[str] = ()
+    model: ExplicitModel | None = None
+    checks: Sequence[Any] = ()
+    timings: dict[str, float] = field(default_factory=dict)
+    notes: Sequence[str] = ()
+    approximate: bool = False
+    status: str = "ok"
+
+    def payload(self) -> dict[str, Any]:
+        return {"facts": dict(self.facts)}
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
 
 
 # ================================================================================================ JSON output

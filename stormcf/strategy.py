@@ -1,6 +1,7 @@
 """Memoryless randomized strategies σ: S → Distr(A), stored as one probability per choice (row).
 
-JSON format (states by PRISM valuation, actions by PRISM action name)::
+JSON format (states by PRISM valuation, actions by choice name: the PRISM action name, or ``a#k`` when a state has
+several choices of action ``a``, see :meth:`~stormcf.model.ExplicitModel.choice_name`)::
 
     {"states": [{"state": {"s": 0}, "actions": {"Apply": 1.0}},
                 {"state": {"s": 5}, "actions": {"Quit": 0.7, "Submit": 0.3}}],
@@ -48,7 +49,7 @@ class Strategy:
         if np.any(p < 0):
             row = int(np.flatnonzero(p < 0)[0])
             raise StrategyError(f"state {m.state_name(int(m.state_of_choice[row]))}: probability of action "
-                                f"'{m.action(row)}' is negative ({p[row]:g})")
+                                f"'{m.choice_name(row)}' is negative ({p[row]:g})")
         sums = np.bincount(m.state_of_choice, weights=p, minlength=m.n_states)
         bad = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOLERANCE)
         if bad.size:
@@ -97,8 +98,8 @@ class Strategy:
 
     # ------------------------------------------------------------------------------------------ queries
     def distribution(self, state: int) -> dict[str, float]:
-        """σ(s) as ``{action name: probability}`` (all enabled actions)."""
-        return {self.model.action(r): float(self.probabilities[r]) for r in self.model.choices(state)}
+        """σ(s) as ``{choice name: probability}`` (all enabled choices)."""
+        return {self.model.choice_name(r): float(self.probabilities[r]) for r in self.model.choices(state)}
 
     @property
     def is_deterministic(self) -> bool:
@@ -118,7 +119,7 @@ class Strategy:
         m = self.model
         entries = []
         for s in np.flatnonzero(m.decision_states):
-            actions = {m.action(r): float(self.probabilities[r]) for r in m.choices(s) if self.probabilities[r] > 0}
+            actions = {m.choice_name(r): float(self.probabilities[r]) for r in m.choices(s) if self.probabilities[r] > 0}
             entries.append({"state": m.valuation(int(s)), "actions": actions})
         return {"states": entries, "default": "error"}
 

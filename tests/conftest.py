@@ -22,22 +22,22 @@ def impatient(loan):
     return stormcf.Strategy.load(loan, stormcf.example_path("loan.impatient.json"))
 
 
-def _shared() -> Path:
-    """../shared beside the checkout (CI puts it there; worktrees may sit deeper); STORMCF_SHARED overrides."""
-    if "STORMCF_SHARED" in os.environ:
-        return Path(os.environ["STORMCF_SHARED"])
-    for parent in Path(__file__).resolve().parents[1:]:
-        if (parent / "shared" / "data").is_dir():
-            return parent / "shared"
-    return Path(__file__).resolve().parents[2] / "shared"
-
-
-SHARED = _shared()
+DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session")
 def reference_instances() -> Path:
-    """The seed authors' outputs (../shared/data/reference-instances)."""
-    folder = SHARED / "data" / "reference-instances"
-    assert folder.is_dir(), f"reference instances not found at {folder} (set STORMCF_SHARED)"
-    return folder
+    """The seed authors' outputs (tests/data/reference-instances, see tests/data/README.md)."""
+    return DATA / "reference-instances"
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run the command line in-process: ``cli("check", MODEL, ...)`` -> (exit code, stdout, stderr)."""
+    from stormcf.cli import main
+
+    def run(*argv):
+        code = main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+    return run

@@ -13,7 +13,8 @@ from importlib import import_module
 from ..errors import StormcfError
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
-COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "demo", "learn", "demo_learn")
+COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "recourse", "setcover", "setcover_learn",
+            "setcover_evaluate", "demo", "learn", "demo_learn")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,7 +41,10 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:                    # usage errors (exit 2, one line) and --help/--version (0)
+        return int(done.code or 0)
     try:
         return int(args.run(args) or 0)
     except StormcfError as err:

@@ -1,44 +1,41 @@
-"""``stormcf check MODEL --strategy S.json --prop '...'``: Storm's value of a property under a strategy."""
+"""``stormcf check MODEL --prop '...' [--prop ...] [--strategy S.json]``: Storm's values of properties under a
+strategy (or on the model itself: any property Storm answers there, incl. multi-objective queries).
+
+Exit codes: 0, or 3 with ``--fail-if-violated`` when a bounded property does not hold (2: bad input, 1: internal)."""
 from __future__ import annotations
 
 import argparse
 
-from .. import storm
+from ..errors import PropertyError
+from ..modelcheck import check_properties, read_properties
 from ..strategy import Strategy
-from ..verify import check_model, check_strategy, format_value
-from .common import add_model_arguments, model_from_args, model_line, print_json
+from .common import add_json_argument, add_model_arguments, emit, model_from_args
+
+#: the exit code of ``--fail-if-violated`` when a bounded property does not hold
+VIOLATED = 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="model-check a property on the DTMC induced by a strategy (or on the MDP)")
+    p = sub.add_parser("check", help="model-check properties on the DTMC induced by a strategy (or on the model)")
     add_model_arguments(p)
-    p.add_argument("--strategy", "-s", metavar="S.json", help="strategy file; without it the MDP itself is checked "
-                   "(then the property needs Pmin/Pmax)")
-    p.add_argument("--prop", "-p", required=True, metavar="PCTL", help="""e.g. 'P=? [F "rejected"]'""")
+    p.add_argument("--strategy", "-s", metavar="S.json", help="strategy file; without it the model itself is "
+                   "checked (then an MDP property needs Pmin/Pmax)")
+    p.add_argument("--prop", "-p", action="append", default=[], metavar="PCTL",
+                   help="""a property, e.g. 'P=? [F "rejected"]'; repeatable (one model build for all)""")
+    p.add_argument("--props", metavar="FILE.props", help="a properties file as Storm's command line reads it")
     p.add_argument("--exact", action="store_true", help="exact rational arithmetic (stormpy.Rational)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--fail-if-violated", action="store_true",
+                   help=f"exit with code {VIOLATED} when a bounded property does not hold")
+    add_json_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    model = model_from_args(args, [args.prop])
-    prop = storm.parse_property(model, args.prop)
-    if args.strategy:
-        result = check_strategy(Strategy.load(model, args.strategy), prop, exact=args.exact)
-    else:
-        result = check_model(model, prop, exact=args.exact)
-    if args.json:
-        print_json({"model": model.summary(), "strategy": args.strategy, "result": result.to_dict()})
-        return 0
-    print(model_line(model))
-    print(f"strategy: {args.strategy or '(none: the MDP itself)'}")
-    value = str(result.exact) if result.exact is not None else format_value(result.value)
-    text = f"{result.property} = {value}"
-    if result.exact is not None and result.exact.denominator != 1:
-        text += f" (= {format_value(result.value)})"
-    if result.holds is not None:
-        text += f"  [{'holds' if result.holds else 'does not hold'}]"
-    print(text)
-    print(f"checked by {result.method}")
-    return 0
-
+    if not args.prop and not args.props:
+        raise PropertyError("no property given: use --prop PCTL (repeatable) or --props FILE")
+    model = model_from_args(args)
+    properties = list(args.prop) + (read_properties(args.props) if args.props else [])
+    strategy = Strategy.load(model, args.strategy) if args.strategy else None
+    result = check_properties(model, properties, strategy, args.exact, args.strategy)
+    emit(result, args)
+    return VIOLATED if args.fail_if_violated and result.status == "violated" else 0

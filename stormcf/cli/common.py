@@ -2,45 +2,68 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..model import ExplicitModel
+from ..report import Report, write_json
 from ..storm import load_model
 
 
-def add_model_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL", help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
+def add_model_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    parser.add_argument("model", metavar="MODEL", nargs=None if required else "?", default=None,
+                        help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
     parser.add_argument("--constants", "-c", metavar="N=3,p=0.5", default=None,
                         help="values of undefined constants, PRISM style")
     parser.add_argument("--state-names", metavar="SCHEME", default="valuation",
                         help="how states are named: valuation (s=3 & d=0), labels, index, or a template like '{s}/{d}'")
 
 
-def model_from_args(args: argparse.Namespace, properties: Sequence[str] = ()) -> ExplicitModel:
-    model = load_model(args.model, constants=args.constants, properties=[p for p in properties if p])
+def add_json_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", metavar="OUT", default=None,
+                        help="write the result as JSON to OUT ('-': stdout, which then holds only the JSON)")
+
+
+def model_from_args(args: argparse.Namespace) -> ExplicitModel:
+    model = load_model(args.model, constants=args.constants)
     return model.with_naming(args.state_names) if args.state_names != "valuation" else model
 
 
+def emit(result: Report, args: argparse.Namespace) -> None:
+    """The result as text on stdout and, with ``--json OUT``, as JSON (``-``: only the JSON on stdout)."""
+    if args.json == "-":
+        write_json(result.to_dict())
+        return
+    if result.model is not None:
+        print(model_line(result.model))
+    print(result)
+    if args.json:
+        write_json(result.to_dict(), args.json)
+        print(f"JSON written to {args.json}")
+
+
 def print_json(data: Any, out: str | None = None) -> None:
-    """JSON to stdout, or to the file ``out``."""
-    text = json.dumps(data, indent=1, default=_json_default) + "\n"
-    if out in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        Path(out).write_text(text)
-
-
-def _json_default(x: Any) -> Any:
-    if hasattr(x, "tolist"):
-        return x.tolist()
-    if hasattr(x, "numerator"):
-        return str(x)
-    raise TypeError(f"not JSON serialisable: {type(x).__name__}")
+    """JSON to stdout, or atomically to the file ``out``."""
+    write_json(data, out)
 
 
 def model_line(model: ExplicitModel) -> str:
     return (f"{model.source}: {model.model_type.upper()} with {model.n_states} states, {model.n_choices} choices, "
             f"{model.n_transitions} transitions ({int(model.decision_states.sum())} decision states)")
+
+
+def positive_int(text: str) -> int:
+    return _bounded_int(text, 1, "a positive integer")
+
+
+def non_negative_int(text: str) -> int:
+    return _bounded_int(text, 0, "an integer >= 0")
+
+
+def _bounded_int(text: str, low: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+    return value

@@ -4,11 +4,12 @@ counterfactual explanations, and Storm's re-check of the policy."""
 from __future__ import annotations
 
 import argparse
-import sys
 
+from ..counterfactual_mdp import ESTIMATORS
 from ..explain import ExplanationProblem, explain_path, parse_pins
+from ..modes import Optimization
 from ..paths import ObservedPath
-from .common import add_model_arguments, model_from_args, model_line, print_json
+from .common import add_json_argument, add_model_arguments, emit, model_from_args, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,14 +20,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help='observed path: {"steps": [{"state": {...}, "action": "a"}, ...]} (final_state optional)')
     p.add_argument("--reward", metavar="R", default=None,
                    help="reward model (state and state-action rewards); optional if the model has only one")
-    p.add_argument("--k", type=int, required=True, help="change budget: at most k actions differ from the path")
-    p.add_argument("--k-max", type=int, default=None, help="also report h(s0, T, k') for k' <= K (default: k)")
-    p.add_argument("--estimator", choices=("exact", "mc"), default="exact",
+    p.add_argument("--k", type=non_negative_int, required=True,
+                   help="change budget: at most k actions differ from the path")
+    p.add_argument("--k-max", type=non_negative_int, default=None,
+                   help="also report h(s0, T, k') for k' <= K (default: k)")
+    p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
                    help="counterfactual probabilities: exact closed form (default) or Monte Carlo as in the paper")
-    p.add_argument("--mc-samples", type=int, default=1000, metavar="D", help="posterior samples per step for mc")
-    p.add_argument("--explanations", type=int, default=1000, metavar="N",
+    p.add_argument("--mc-samples", type=positive_int, default=1000, metavar="D",
+                   help="posterior samples per step for --estimator mc (default 1000)")
+    p.add_argument("--explanations", type=non_negative_int, default=1000, metavar="N",
                    help="counterfactual paths sampled from the policy for the explanation summary (0: none)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the Monte Carlo estimator and of the sampling")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="seed of the Monte Carlo estimator and of the sampling")
     p.add_argument("--pin", action="append", default=[], metavar="T:ACTION",
                    help="step T (negative: from the end) must play ACTION, e.g. 0:STR or -1:END; repeatable")
     p.add_argument("--forbid", action="append", default=[], metavar="ACTION",
@@ -35,8 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--baselines", action="store_true",
                    help="also evaluate the random, greedy and noisy-greedy baselines (paper App. D)")
     p.add_argument("--verify", action="store_true",
-                   help="cross-check the DP with Storm's optimum of the enhanced (t, s, l) MDP for every k' <= k_max")
-    p.add_argument("--json", metavar="OUT", default=None, help="write the result as JSON to OUT ('-': stdout)")
+                   help="cross-check the DP with Storm's optimum of the unrolled (t, s, l) MDP for every k' <= k_max")
+    add_json_argument(p)
     p.set_defaults(run=run)
 
 
@@ -45,13 +50,8 @@ def run(args: argparse.Namespace) -> int:
     path = ObservedPath.load(model, args.path)
     problem = ExplanationProblem(path, args.reward, k=args.k, k_max=args.k_max, estimator=args.estimator,
                                  samples=args.mc_samples, seed=args.seed, pins=parse_pins(args.pin),
-                                 forbidden=frozenset(args.forbid), minimize=args.minimize)
-    result = explain_path(problem, explanations=args.explanations, cross_check=args.verify, baselines=args.baselines)
-    if args.json != "-":
-        print(model_line(model))
-        print(result)
-    if args.json:
-        print_json({"model_summary": model.summary(), **result.to_dict()}, args.json)
-    for failure in result.failures:
-        print(f"stormcf: internal error: Storm disagrees with the DP: {failure}", file=sys.stderr)
-    return 1 if result.failures else 0
+                                 forbidden=frozenset(args.forbid),
+                                 optimization=Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE)
+    emit(explain_path(problem, explanations=args.explanations, cross_check=args.verify, baselines=args.baselines),
+         args)
+    return 0

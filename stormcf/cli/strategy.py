@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 
 from ..counterfactual import CounterfactualProblem, diverse_counterfactuals, to_dot
@@ -37,18 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _load(args: argparse.Namespace):
-    """The model, built with the property and (if it is an expression) the controllable-states predicate."""
-    states = args.controllable_states
-    bare = states is not None and re.fullmatch(r'\s*"?[A-Za-z_][\w-]*"?\s*', states)
-    model = model_from_args(args, [args.prop] + ([states] if states is not None and not bare else []))
-    if bare and states.strip().strip('"') not in model.labels:
-        model = model_from_args(args, [args.prop, states])
-    return model
-
-
 def run(args: argparse.Namespace) -> int:
-    model = _load(args)
+    model = model_from_args(args)
     sigma = Strategy.load(model, args.strategy)
     actions = args.controllable_actions.split(",") if args.controllable_actions is not None else None
     problem = CounterfactualProblem(sigma, args.prop, args.weights, controllable_actions=actions,

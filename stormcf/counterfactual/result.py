@@ -84,7 +84,7 @@ class CounterfactualResult:
             for r in m.choices(int(s)):
                 before, after = float(sigma.probabilities[r]), float(self.strategy.probabilities[r])
                 if abs(after - before) > CHANGE_TOLERANCE:
-                    actions[m.action(r)] = {"from": before, "to": after}
+                    actions[m.choice_name(r)] = {"from": before, "to": after}
             out.append({"state": m.valuation(int(s)), "name": m.state_name(int(s)),
                         "delta": float(self.distance.per_state[s]), "actions": actions})
         return out

@@ -23,11 +23,11 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from ..counterfactual_mdp import ESTIMATORS
 from ..errors import StormcfError
 from ..model import ExplicitModel
+from ..modes import Optimization
 from ..paths import ObservedPath
-
-ESTIMATORS = ("exact", "mc")
 
 
 class ExplanationError(StormcfError):
@@ -49,7 +49,7 @@ class ExplanationProblem:
         seed: seed of the Monte Carlo streams (step t uses ``default_rng([seed, t])``).
         pins: step -> action name; negative steps count from the end (-1 is the last step).
         forbidden: action names never introduced by a change.
-        minimize: minimize the outcome (cost models) instead of maximizing it.
+        optimization: maximize the outcome (rewards) or minimize it (costs).
     """
 
     path: ObservedPath
@@ -61,7 +61,7 @@ class ExplanationProblem:
     seed: int = 0
     pins: Mapping[int, str] = field(default_factory=dict)
     forbidden: frozenset[str] = frozenset()
-    minimize: bool = False
+    optimization: Optimization = Optimization.MAXIMIZE
 
     def __post_init__(self) -> None:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
@@ -70,16 +70,19 @@ class ExplanationProblem:
                 raise ExplanationError(f"{name} must be an integer, got {getattr(self, name)!r}")
         if self.k < 0:
             raise ExplanationError(f"the change budget k must be >= 0, got {self.k}")
+        if self.seed < 0:
+            raise ExplanationError(f"the seed must be >= 0, got {self.seed}")
         k_max = self.k if self.k_max is None else self.k_max
         if not _is_int(k_max) or k_max < self.k:
             raise ExplanationError(f"k_max must be an integer >= k = {self.k}, got {k_max!r}")
         set_("k_max", int(k_max))
         if self.estimator not in ESTIMATORS:
-            raise ExplanationError(f"unknown estimator {self.estimator!r}: use 'exact' or 'mc'")
+            raise ExplanationError(f"unknown estimator {self.estimator!r}: use one of {', '.join(ESTIMATORS)}")
         if self.samples < 1:
             raise ExplanationError(f"the Monte Carlo estimator needs at least 1 sample, got {self.samples}")
         set_("pins", self._normalized_pins())
         set_("forbidden", frozenset(self.forbidden))
+        set_("optimization", Optimization.parse(self.optimization))
         for action in self.forbidden:
             self._action_index(action, "forbidden action")
         self.step_rewards                                      # raises PropertyError for transition rewards

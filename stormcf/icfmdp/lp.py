@@ -71,9 +71,12 @@ def _solve(cost, A_eq, b_eq, bounds) -> float:
     return float(result.fun)
 
 
-def lp_step_bounds(P, observed_row: int, observed_next: int, assumptions: str = "cs+m") -> tuple[np.ndarray, np.ndarray]:
-    """LP bounds of every transition of the CSR matrix ``P`` (aligned with ``P.data``) for one observation."""
-    o = P[observed_row].toarray().ravel()
+def lp_step_bounds(P, observed_row: int, observed_next: int, assumptions: str = "cs+m",
+                   observed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """LP bounds of every transition of the CSR matrix ``P`` (aligned with ``P.data``) for one observation: row
+    ``observed_row`` of ``P`` led to ``observed_next``. When the observed choice is not a row of ``P``, pass -1 and
+    its distribution as ``observed``."""
+    o = P[observed_row].toarray().ravel() if observed is None else observed
     lower, upper = np.zeros(P.nnz), np.zeros(P.nnz)
     for row in range(P.shape[0]):
         lo, hi = P.indptr[row], P.indptr[row + 1]

@@ -1,0 +1,93 @@
+"""One JSON shape for every command: each command's `--json -` document has exactly the envelope keys and the keys
+docs/json.md documents for it (the key lists are read from the document), and every check record has the documented
+keys."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import stormcf
+import stormcf.report
+from stormcf.cli import main
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "json.md"
+LOAN, IMPATIENT = str(stormcf.example_path("loan.prism")), str(stormcf.example_path("loan.impatient.json"))
+GRID, GRID_PATH = str(stormcf.example_path("gridworld.prism")), str(stormcf.example_path("gridworld.catastrophic.json"))
+ADAPTIVE, ADAPTIVE_PATH = str(stormcf.example_path("adaptive.prism")), str(stormcf.example_path("adaptive.path.json"))
+
+PERSON = str(Path(stormcf.__file__).resolve().parent / "recourse" / "models" / "person.prism")
+SETCOVER = str(Path(__file__).resolve().parent / "data" / "setcover" / "paper_example.json")
+
+#: one invocation per documented command (all options that add optional keys); {tmp} is a temporary folder that
+#: the earlier invocations (in this order) write into
+INVOCATIONS = {
+    "info": ["info", LOAN],
+    "check": ["check", LOAN, "-s", IMPATIENT, "-p", 'P=? [F "rejected"]', "-p", 'P<=0.2 [F "rejected"]'],
+    "icfmdp": ["icfmdp", GRID, "-c", "p=0.4", "--path", GRID_PATH, "--optimistic", "--baseline", "gumbel"],
+    "explain-path": ["explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--k", "1", "--k-max", "2", "--verify",
+                     "--baselines", "--explanations", "50"],
+    "setcover": ["setcover", SETCOVER, "--agent", "0,0,0,0,1"],
+    "recourse": ["recourse", PERSON, "-c", "p=1", "--target", "accept", "--cost", "cost", "--generations", "5",
+                 "--offspring", "20", "--mutants", "5", "--storm-front"],
+    "setcover-data": ["setcover-data", "{tmp}/d.npz", "-n", "8", "-A", "12", "--draws", "500"],
+    "setcover-learn": ["setcover-learn", "{tmp}/d.npz", "--out", "{tmp}/g.npz", "--hidden", "8", "--max-iter", "5"],
+    "setcover-evaluate": ["setcover-evaluate", "{tmp}/g.npz", "{tmp}/g.test.npz"],
+}
+
+
+def documented_keys() -> dict[str, set[str]]:
+    """Section title -> the keys in the first column of its table."""
+    sections, current = {}, None
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"#+ (.*)", line)
+        if heading:
+            title = heading.group(1).strip()
+            current = title.strip("`") if title.startswith("`") else title
+            sections.setdefault(current, set())
+            continue
+        row = re.match(r"\| `([a-z_]+)` \|", line)
+        if row and current is not None:
+            sections[current].add(row.group(1))
+    return sections
+
+
+def test_every_documented_command_has_an_invocation():
+    commands = {k for k in documented_keys() if k not in ("Envelope (every command)", "Check records (`checks`)",
+                                                            "stormcf's JSON output (schema `stormcf/1`)")}
+    assert commands == set(INVOCATIONS)
+
+
+#: commands whose result is a set of facts (data sets, trained models, metrics), not a model-checked answer
+FACTS = {"info", "setcover-data", "setcover-learn", "setcover-evaluate"}
+
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory) -> dict:
+    """Every command's `--json -` document (run once, in the order of INVOCATIONS)."""
+    import contextlib
+    import io
+    tmp = tmp_path_factory.mktemp("json")
+    out = {}
+    for command, argv in INVOCATIONS.items():
+        stdout = io.StringIO()
+        with contextlib.redirect_stdout(stdout):
+            code = main([a.replace("{tmp}", str(tmp)) for a in argv] + ["--json", "-"])
+        assert code == 0, command
+        out[command] = json.loads(stdout.getvalue())               # exactly one document on stdout
+    return out
+
+
+@pytest.mark.parametrize("command", list(INVOCATIONS))
+def test_json_document_matches_the_documentation(command, documents):
+    data = documents[command]
+    keys = documented_keys()
+    envelope, check_keys = keys["Envelope (every command)"], keys["Check records (`checks`)"]
+    assert set(data) == envelope | keys[command]
+    assert data["schema"] == "stormcf/1" and data["command"] == command
+    assert data["status"] in stormcf.report.STATUSES
+    if command not in FACTS:
+        assert data["checks"], "every command re-checks its answer with Storm"
+    for check in data["checks"]:
+        assert set(check) <= check_keys and check_keys - set(check) <= {"details"}
+        assert check["agrees"] in (True, None)
