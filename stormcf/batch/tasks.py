@@ -29,7 +29,7 @@ from ..recourse import BRKGASettings, solve_recourse
 from ..recourse.datasets import dataset_problem, load_dataset, train_classifier
 from ..recourse.problem import OBJECTIVES, RecourseProblem, Rounding
 from ..report import Report
-from ..setcover import SetCoverProblem, solve_setcover
+from ..setcover import DEFAULT_METHOD, SetCoverProblem, solve_setcover
 from ..setcover.data import load_instance
 from ..setcover.problem import SetCoverInstance
 from ..strategy import Strategy
@@ -104,7 +104,7 @@ class InstanceFile:
         return load_instance(self.path)
 
 
-def setcover_task(method: str = "dp", group: str | None = None) -> Task:
+def setcover_task(method: str = DEFAULT_METHOD, group: str | None = None) -> Task:
     """``stormcf setcover``: the optimal explanation of one agent per item (``group``: for items that name none)."""
     return Task("setcover", _setcover, {"method": method, "group": group})
 

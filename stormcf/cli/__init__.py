@@ -14,7 +14,7 @@ from ..errors import StormcfError
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
 COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "recourse", "setcover", "setcover_learn",
-            "setcover_evaluate", "demo")
+            "setcover_evaluate", "demo", "learn", "demo_learn")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -7,7 +7,7 @@ import argparse
 
 from ..batch import InstanceFile, read_jsonl, setcover_task
 from ..errors import StateError
-from ..setcover import METHODS
+from ..setcover import DEFAULT_METHOD, METHODS
 from .common import add_batch_arguments, add_json_argument, batch_exit_code, emit, require_single, run_batch_command
 
 
@@ -21,8 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         '{"agent": [...], "group": "g"}')
     p.add_argument("--group", default=None, help="the agent's group (its available actions; in a batch: of the "
                                                  "agents whose line names none)")
-    p.add_argument("--method", choices=METHODS, default="dp",
-                   help="dp (default), milp (HiGHS), storm (Rmin on the projected MDP), bruteforce, greedy")
+    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                   help="bnb (branch and bound, default), dp, milp (HiGHS), storm (Rmin on the projected MDP), "
+                        "bruteforce, greedy")
     add_json_argument(p)
     add_batch_arguments(p, "--agents")
     p.set_defaults(run=run)

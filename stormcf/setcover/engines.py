@@ -1,5 +1,5 @@
-"""The exact engines (bitmask/mixed-radix DP, MILP, Storm, brute force) and the greedy baseline, and the canonical
-choice among tied optima.
+"""The exact engines (branch and bound, bitmask/mixed-radix DP, MILP, Storm, brute force) and the greedy baseline,
+and the canonical choice among tied optima.
 
 Every engine returns an :class:`EngineSolution` for one agent. The set is **canonical**: among the optimal sets,
 the one with the fewest actions, then the lexicographically least sorted index tuple; a least-cardinality optimum
@@ -27,11 +27,15 @@ from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from .. import storm
 from ..errors import SolverError
+from ..model import ExplicitModel
+from .branch import Covering, search, tolerance
 from .problem import TIE_TOLERANCE, SetCoverProblem
 from .space import StateSpace, Transitions
 
 #: exact engines, by name
-EXACT = ("dp", "milp", "storm", "bruteforce")
+EXACT = ("bnb", "dp", "milp", "storm", "bruteforce")
+#: the engine used when none is named (the fastest, scripts/setcover_experiments.py engines)
+DEFAULT_METHOD = "bnb"
 #: every engine, by name (greedy is the cheap baseline, not exact)
 METHODS = EXACT + ("greedy",)
 #: the engines that handle preconditions (ordered actions): the MDP ones
@@ -147,16 +151,38 @@ def solve_dp(problem: SetCoverProblem) -> EngineSolution:
     return from_values(problem, trans, trans.state_values(), s0)
 
 
-def storm_values(trans: Transitions, initial: int = 0, source: str = "set-cover MDP") -> np.ndarray:
-    """Storm's ``Rmin=? [F "goal"]`` in every state of the MDP built from the arrays: one Storm call."""
-    model = trans.explicit_model(initial, source=source)
+def storm_values(model: ExplicitModel) -> np.ndarray:
+    """Storm's ``Rmin=? [F "goal"]`` in every state of a projected MDP (:meth:`Transitions.explicit_model`): one
+    Storm call."""
     return storm.check(model, storm.parse_property(model, RMIN)).values
 
 
 def solve_storm(problem: SetCoverProblem) -> EngineSolution:
     """Storm's Rmin on the projected MDP; the canonical set from Storm's values."""
     trans, s0 = agent_transitions(problem)
-    return from_values(problem, trans, storm_values(trans, s0), s0)
+    return from_values(problem, trans, storm_values(trans.explicit_model(s0)), s0)
+
+
+# ==================================================================================================== branch and bound
+def solve_bnb(problem: SetCoverProblem) -> EngineSolution:
+    """Best-first branch and bound over covers with LP-price bounds after dominance (:mod:`.branch`): every tied
+    optimum is a leaf, so the canonical set and uniqueness come from the leaves."""
+    covering = Covering.of(problem)
+    leaves = search(covering)
+    if not leaves:
+        return infeasible()
+    inst = problem.instance
+    leaf = min(leaves, key=lambda leaf: (len(leaf.actions), sorted(leaf.actions)))
+    actions = tuple(sorted(int(covering.pool[i]) for i in leaf.actions))
+    value = inst.cost(actions)
+    unique = None
+    if inst.binary:
+        optimum = min(other.cost for other in leaves)
+        slack = optimum + tolerance(optimum) - leaf.cost
+        others = problem.available.copy()
+        others[list(actions)] = False
+        unique = len(leaves) == 1 and not np.any(others & (inst.expected_costs <= slack))
+    return EngineSolution(actions, actions, value, unique, True)
 
 
 # ==================================================================================================== MILP
@@ -298,8 +324,8 @@ def solve_greedy(problem: SetCoverProblem) -> EngineSolution:
     return EngineSolution(actions, actions, problem.instance.cost(actions), None, False)
 
 
-ENGINES = {"dp": solve_dp, "milp": solve_milp, "storm": solve_storm, "bruteforce": solve_bruteforce,
-           "greedy": solve_greedy}
+ENGINES = {"bnb": solve_bnb, "dp": solve_dp, "milp": solve_milp, "storm": solve_storm,
+           "bruteforce": solve_bruteforce, "greedy": solve_greedy}
 
 
 def run_engine(problem: SetCoverProblem, method: str) -> EngineSolution:

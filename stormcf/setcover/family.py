@@ -61,16 +61,20 @@ def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm
     codes = space.encode(X)
     trans = space.reachable(codes)
     built = time.perf_counter()
+    timings = {"states": built - start}
     if method == "storm":
-        model_values = storm_values(trans, source=f"{instance.source} (family of {len(X)} agents)")
-        choices = int(trans.explicit_model(0).n_choices) if trans.n_states < 50_000 else int(trans.effective.sum())
+        model = trans.explicit_model(0, source=f"{instance.source} (family of {len(X)} agents)")
+        timings["model"] = time.perf_counter() - built
+        model_values = storm_values(model)
+        choices = model.n_choices
     else:
         model_values = trans.state_values()
         choices = int(trans.effective.sum())
     solved = time.perf_counter()
+    timings["values"] = solved - built - timings.get("model", 0.0)
     values, actions, unique = _read_sets(instance, X, group, trans, model_values, trans.index(codes))
-    return FamilyLabels(values, actions, unique, method, trans.n_states, choices,
-                        {"states": built - start, "values": solved - built, "sets": time.perf_counter() - solved})
+    timings["sets"] = time.perf_counter() - solved
+    return FamilyLabels(values, actions, unique, method, trans.n_states, choices, timings)
 
 
 def _read_sets(instance: SetCoverInstance, X: np.ndarray, group: str | None, trans: Transitions,

@@ -81,6 +81,23 @@ class Network:
         return cls(tuple(data[f"w{k}"] for k in range(layers)), tuple(data[f"b{k}"] for k in range(layers)), output)
 
 
+def top_classes(scores: np.ndarray, k: int) -> np.ndarray:
+    """The k best classes of every row, best first: the highest score, then the smallest class id; the same as
+    ``np.argsort(-scores, axis=1, kind="stable")[:, :k]``, by a partial selection (``argpartition``, linear in the
+    number of classes) and a sort of the k selected. Rows where another class ties with the k-th score take the
+    full stable sort (which of the tied classes is in depends on their ids)."""
+    k = min(k, scores.shape[1])
+    if k == 1:
+        return scores.argmax(axis=1)[:, None]                 # the first maximum: the smallest id among ties
+    part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    best = np.take_along_axis(scores, part, axis=1)
+    top = np.take_along_axis(part, np.lexsort((part, -best), axis=1), axis=1)
+    tied = (scores >= best.min(axis=1, keepdims=True)).sum(axis=1) > k
+    if tied.any():
+        top[tied] = np.argsort(-scores[tied], axis=1, kind="stable")[:, :k]
+    return top
+
+
 # ==================================================================================================== generators
 @dataclass(eq=False)
 class Generator:
@@ -122,8 +139,7 @@ class Generator:
         effect vectors to catalogue actions and needs the instance."""
         X = np.asarray(X)
         if self.kind in ("mc", "knn"):
-            scores = self.class_scores(X)
-            top = np.argsort(-scores, axis=1, kind="stable")[:, :top_k]
+            top = top_classes(self.class_scores(X), top_k)
             return [[self.classes[c] for c in row] for row in top]
         out = self.network.scores(X)
         if self.kind == "na":

@@ -1,11 +1,13 @@
 """One entry point for one agent, :func:`solve_setcover`: an engine chosen by name, then Storm's re-check.
 
-1. the engine (``dp``, ``milp``, ``storm``, ``bruteforce``; ``greedy`` as the baseline) finds the canonical set;
+1. the engine (``bnb``, the default, ``dp``, ``milp``, ``storm``, ``bruteforce``; ``greedy`` as the baseline) finds
+   the canonical set;
 2. Storm checks the plan on the DTMC it induces (``R{"cost"}=? [F "goal"]``, a chain of |I| + 1 states): the cost
    shown is Storm's;
-3. Storm computes ``Rmin=? [F "goal"]`` on the agent's projected MDP (built from arrays, parallel choices merged):
+3. Storm computes ``Rmin=? [F "goal"]`` on the agent's projected MDP (built from arrays, reduced to the actions
+   providing each state's pivot feature, parallel choices merged; see :meth:`Transitions.explicit_model`):
    the optimum, compared with the engine's (a disagreement is refused). When the projected MDP is too large to
-   build, optimality rests on the engine's proof (DP, HiGHS, enumeration) and the notes say so.
+   build, optimality rests on the engine's proof (branch and bound, DP, HiGHS, enumeration) and the notes say so.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import scipy.sparse as sp
 from ..errors import SolverError
 from ..model import ExplicitModel, RewardModel
 from ..verify import check_model
-from .engines import RMIN, EngineSolution, agent_transitions, close, lp_bound, run_engine
+from .engines import DEFAULT_METHOD, RMIN, EngineSolution, agent_transitions, close, lp_bound, run_engine
 from .problem import SetCoverProblem
 from .result import SetCoverResult
 
@@ -26,7 +28,7 @@ from .result import SetCoverResult
 PLAN_COST = 'R{"cost"}=? [F "goal"]'
 
 
-def solve_setcover(problem: SetCoverProblem, method: str = "dp", verify: bool = True) -> SetCoverResult:
+def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True) -> SetCoverResult:
     """The optimal counterfactual explanation of one agent (or the greedy baseline's), checked by Storm."""
     start = time.perf_counter()
     if problem.positive:

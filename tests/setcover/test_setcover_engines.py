@@ -6,7 +6,10 @@ import pytest
 from hypothesis import given, settings
 
 from stormcf.errors import SolverError
-from stormcf.setcover import EXACT, METHODS, SetCoverInstance, SetCoverProblem, run_engine, solve_setcover
+from stormcf.setcover import (DEFAULT_METHOD, EXACT, METHODS, SetCoverInstance, SetCoverProblem, run_engine,
+                              solve_setcover)
+from stormcf.setcover.branch import dominated
+from stormcf.setcover.data import agent_pool, paper_instance
 from stormcf.setcover.engines import lp_bound
 
 from setcover_cases import example, instances
@@ -118,7 +121,7 @@ def test_integer_thresholds_multicover(case):
     if inst.is_positive(x):
         return
     truth = run_engine(SetCoverProblem(inst, x), "bruteforce")
-    for method in ("dp", "milp", "storm"):
+    for method in ("bnb", "dp", "milp", "storm"):
         r = run_engine(SetCoverProblem(inst, x), method)
         assert r.value == pytest.approx(truth.value, rel=1e-8) and r.actions == truth.actions, method
 
@@ -135,6 +138,8 @@ def test_stochastic_effects_storm_equals_expected_cost_set_cover(case):
         assert r.status == "infeasible"
         return
     assert r.cost == pytest.approx(truth.value, rel=1e-8) and r.actions == truth.actions
+    bnb = run_engine(SetCoverProblem(inst, x), "bnb")
+    assert bnb.value == pytest.approx(truth.value, rel=1e-8) and bnb.actions == truth.actions
 
 
 def _best_sequence(inst, x, available):
@@ -224,3 +229,56 @@ def test_bruteforce_refuses_large_catalogues():
     inst = SetCoverInstance.from_arrays([1] * 3, np.ones((25, 3), int), np.arange(1, 26))
     with pytest.raises(SolverError, match="brute force"):
         run_engine(SetCoverProblem(inst, [0, 0, 0]), "bruteforce")
+
+
+# ==================================================================================================== branch and bound
+@settings(max_examples=40)
+@given(instances(max_features=14, max_actions=40))
+def test_bnb_equals_dp_beyond_brute_force(case):
+    """Catalogues of up to 40 actions (2^40 subsets): branch and bound against the DP over the projected MDP."""
+    inst, x = case
+    p = SetCoverProblem(inst, x)
+    bnb, dp = run_engine(p, "bnb"), run_engine(p, "dp")
+    assert bnb.feasible == dp.feasible
+    if dp.feasible:
+        assert bnb.value == pytest.approx(dp.value, rel=1e-9, abs=1e-12)
+        assert bnb.actions == dp.actions and bnb.unique == dp.unique
+
+
+def test_bnb_equals_dp_and_milp_on_the_paper_distribution():
+    inst = paper_instance(20, seed=4)
+    for x in agent_pool(inst, 12, 0.68, seed=5):
+        p = SetCoverProblem(inst, x)
+        bnb, dp, milp = (run_engine(p, m) for m in ("bnb", "dp", "milp"))
+        assert bnb.value == pytest.approx(dp.value, rel=1e-9) == milp.value
+        assert bnb.actions == dp.actions == milp.actions and bnb.unique == dp.unique == milp.unique
+
+
+def test_bnb_keeps_equal_actions_so_the_tie_is_seen():
+    """Two actions with the same cover and cost: neither dominates the other (both are optimal)."""
+    inst = SetCoverInstance.from_arrays([1, 1], [[1, 1], [1, 1], [1, 0]], [2, 2, 3])
+    r = run_engine(SetCoverProblem(inst, [0, 0]), "bnb")
+    assert r.actions == (0,) and r.unique is False and r.value == 2.0
+
+
+def test_dominance_drops_only_strictly_worse_actions():
+    cov = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 0], [0, 0, 1]])
+    costs = np.array([2.0, 3.0, 2.0, 0.0])
+    # a1 gives less than a0 for more; a0 and a2 are equal (both kept); a3 is the only one giving the last unit
+    assert dominated(cov, costs, 1e-9).tolist() == [False, True, False, False]
+    multi = np.array([[2, 1], [1, 1], [2, 0]])
+    assert dominated(multi, np.array([1.0, 1.5, 0.5]), 1e-9).tolist() == [False, True, False]
+
+
+def test_bnb_refuses_beyond_its_node_limit(monkeypatch):
+    import stormcf.setcover.branch as branch
+    monkeypatch.setattr(branch, "NODE_LIMIT", 3)
+    inst = paper_instance(20, seed=1)
+    with pytest.raises(SolverError, match="use the MILP engine"):
+        for x in agent_pool(inst, 20, 0.68, seed=2):
+            run_engine(SetCoverProblem(inst, x), "bnb")
+
+
+def test_default_method_is_bnb(paper):
+    r = solve_setcover(SetCoverProblem(paper, [0, 0, 0, 0, 1]))
+    assert r.method == DEFAULT_METHOD == "bnb" and r.actions == (2, 4, 7) and r.unique is False

@@ -11,7 +11,7 @@ from stormcf.setcover import SetCoverProblem, run_engine
 from stormcf.setcover.data import (agent_pool, expected_pool_size, frequency_filter, generate, paper_instance,
                                    sparse_thresholds, split, LabelledAgents)
 from stormcf.setcover.family import label_agents
-from stormcf.setcover.learn import Generator, augment, evaluate, guarantee, train
+from stormcf.setcover.learn import Generator, augment, evaluate, guarantee, top_classes, train
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +140,16 @@ def test_mc_learns_the_map_and_top_k_helps():
     assert top1["exact_match"] > 0.9 and top1["exact_match"] > knn["exact_match"]
     assert top3["guaranteed_optimal_rate"] > top1["guaranteed_optimal_rate"]
     assert top1["guaranteed_optimal_rate"] >= top1["exact_match"]
+
+
+@given(st.integers(1, 40), st.integers(1, 60), st.integers(1, 70), st.sampled_from([3, 1000, None]),
+       st.integers(0, 2**32 - 1))
+def test_top_classes_equal_the_stable_full_sort(rows, classes, k, levels, seed):
+    """argpartition + a sort of k: the same classes in the same order as the stable argsort, ties included (few
+    score levels make many ties, also at the k-th place)."""
+    rng = np.random.default_rng(seed)
+    scores = rng.random((rows, classes)).astype(np.float32)
+    if levels is not None:
+        scores = np.floor(scores * levels) / levels
+    expected = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    np.testing.assert_array_equal(top_classes(scores, k), expected)
