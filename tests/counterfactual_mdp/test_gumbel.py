@@ -159,3 +159,34 @@ def test_exact_rows_match_the_authors_monte_carlo(reference_instances):
     z = np.concatenate(z)
     assert np.mean(z > 3) < 0.0027 * 1.5 and np.mean(z > 4) < 1e-3
     assert worst < 0.05
+
+
+def test_exact_rows_of_mixed_lengths_equal_row_by_row():
+    """Rows of 1 to 40 successors (several length buckets in one call) give what each row gives alone."""
+    rng = np.random.default_rng(7)
+    n = 60
+    p = rng.dirichlet(np.ones(n)) * (rng.random(n) < 0.5)
+    p[3] += 0.2
+    p /= p.sum()
+    rows = []
+    for length in [1, 2, 3, 5, 8, 13, 21, 34, 40, 4, 9, 17]:
+        q = np.zeros(n)
+        support = rng.choice(n, length, replace=False)
+        q[support] = rng.dirichlet(np.ones(length))
+        rows.append(q)
+    Q = sp.csr_matrix(np.array(rows))
+    together = gumbel.exact_rows(p, 3, Q).toarray()
+    alone = np.vstack([gumbel.exact_rows(p, 3, Q[i]).toarray() for i in range(Q.shape[0])])
+    np.testing.assert_allclose(together, alone, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(together.sum(axis=1), 1.0, atol=1e-12)
+
+
+def test_length_buckets_partition_the_rows():
+    from stormcf.counterfactual_mdp.model import length_buckets
+    lengths = np.array([1, 2, 3, 4, 5, 8, 9, 16, 17, 0, 33, 2])
+    buckets = length_buckets(lengths)
+    positions = np.concatenate(buckets)
+    assert sorted(positions.tolist()) == [i for i in range(lengths.size) if lengths[i] > 0]
+    for bucket in buckets:
+        top = lengths[bucket].max()
+        assert lengths[bucket].min() > 2 ** int(np.ceil(np.log2(top))) // 2

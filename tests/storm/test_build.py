@@ -62,3 +62,31 @@ def test_interval_mdp_needs_equal_sparsity():
     upper[0, np.flatnonzero(lower[0].toarray() == 0)[0]] = 0.5
     with pytest.raises(stormcf.StormcfError, match="same sparsity"):
         storm.interval_mdp(lower, sp.csr_matrix(upper), row_groups, {"r": reward}, labels, 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_dtmc_in_bulk_equals_the_matrix_builder(seed):
+    """The DTMC written to Storm as a UMB archive (what check_strategy uses) gives Storm's values of the same DTMC
+    built entry by entry through stormpy's matrix builder (state and state-action rewards, labels)."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    dense = rng.random((n, n)) * (rng.random((n, n)) < 0.15)
+    dense[np.arange(n), rng.integers(0, n, n)] += 0.1
+    P = sp.csr_matrix(dense / dense.sum(axis=1, keepdims=True))
+    goal = rng.random(n) < 0.1
+    state, choice = rng.random(n), rng.random(n)
+    built = stormcf.ExplicitModel(P, np.arange(n + 1), np.zeros(n, dtype=np.int64), ("",), {"goal": goal}, {},
+                                  {"r": stormcf.RewardModel("r", state=state, choice=choice)}, 0, model_type="dtmc")
+    for text in ('P=? [F "goal"]', 'R{"r"}=? [C<=7]', 'P=? [F<=5 "goal"]', 'R{"r"}=? [F "goal"]'):
+        prop = stormcf.parse_property(built, text)
+        bulk = storm.check_dtmc(P, built, prop, {"r": state}, {"r": choice})
+        builder = storm.check(built, prop)                     # the DTMC through stormpy's SparseMatrixBuilder
+        np.testing.assert_allclose(bulk.values, builder.values, rtol=1e-12, atol=1e-12, err_msg=text)
+
+
+def test_load_timings_name_storm_and_stormcf_phases(loan):
+    timings = storm.load_timings(loan)
+    assert set(timings) == {"parse", "build", "extract"} and all(t >= 0 for t in timings.values())
+    derived = stormcf.ExplicitModel(loan.transitions, loan.row_groups, loan.choice_actions, loan.action_names,
+                                    loan.labels, loan.valuations, loan.rewards, loan.initial_state)
+    assert storm.load_timings(derived) == {}
