@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import sys
 from typing import Any
 
 from ..model import ExplicitModel
@@ -67,3 +70,21 @@ def _bounded_int(text: str, low: int, what: str) -> int:
     if value < low:
         raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
     return value
+
+
+@contextlib.contextmanager
+def stdout_to_stderr(active: bool):
+    """With ``--json -`` stdout carries exactly one JSON document: lines solvers print from C code (HiGHS's banner)
+    go to stderr meanwhile (file descriptor 1 is redirected, which Python's redirect_stdout cannot do)."""
+    if not active:
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import RecourseError
 from ..recourse import BRKGASettings, PrismRecourse, solve_recourse
 from ..recourse.datasets import DATASETS, dataset_problem
-from ..errors import RecourseError
 from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
-from .common import add_json_argument, add_model_arguments, emit, model_from_args, non_negative_int, positive_int
+from .common import (
+    add_json_argument,
+    add_model_arguments,
+    emit,
+    model_from_args,
+    non_negative_int,
+    positive_int,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
