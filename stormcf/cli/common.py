@@ -5,7 +5,7 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from ..model import ExplicitModel
 from ..report import Report, write_json
@@ -31,17 +31,23 @@ def model_from_args(args: argparse.Namespace) -> ExplicitModel:
     return model.with_naming(args.state_names) if args.state_names != "valuation" else model
 
 
-def emit(result: Report, args: argparse.Namespace) -> None:
-    """The result as text on stdout and, with ``--json OUT``, as JSON (``-``: only the JSON on stdout)."""
-    if args.json == "-":
+def emit(result: Report, args: argparse.Namespace, plot: Callable[[Report, str], None] | None = None) -> None:
+    """The result as text on stdout and, with ``--json OUT``, as JSON (``-``: only the JSON on stdout); with
+    ``--plot OUT`` also the figure ``plot(result, OUT)`` draws."""
+    quiet = args.json == "-"
+    if quiet:
         write_json(result.to_dict())
-        return
-    if result.model is not None:
-        print(model_line(result.model))
-    print(result)
-    if args.json:
-        write_json(result.to_dict(), args.json)
-        print(f"JSON written to {args.json}")
+    else:
+        if result.model is not None:
+            print(model_line(result.model))
+        print(result)
+        if args.json:
+            write_json(result.to_dict(), args.json)
+            print(f"JSON written to {args.json}")
+    if plot is not None and getattr(args, "plot", None):
+        plot(result, args.plot)
+        if not quiet:
+            print(f"plot written to {args.plot}")
 
 
 def print_json(data: Any, out: str | None = None) -> None:

@@ -7,14 +7,7 @@ from ..counterfactual_mdp import ESTIMATORS
 from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS, ICFMDPProblem, solve_icfmdp
 from ..modes import Optimization
 from ..paths import ObservedPath
-from .common import (
-    add_json_argument,
-    add_model_arguments,
-    emit,
-    model_from_args,
-    non_negative_int,
-    positive_int,
-)
+from .common import add_json_argument, add_model_arguments, emit, model_from_args, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,10 +41,10 @@ def run(args: argparse.Namespace) -> int:
                             Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE, args.assumptions,
                             args.bounds, args.optimistic, args.baseline, args.estimator, args.mc_samples, args.seed)
     result = solve_icfmdp(problem)
-    emit(result, args)
-    if args.plot:
-        from ..icfmdp.plots import plot_analysis
-        plot_analysis(result, args.plot)
-        if args.json != "-":
-            print(f"plot written to {args.plot}")
+    emit(result, args, plot=_plot)
     return 0
+
+
+def _plot(result, out: str) -> None:
+    from ..icfmdp.plots import plot_analysis                     # matplotlib only when a plot is asked for
+    plot_analysis(result, out)

@@ -8,14 +8,7 @@ from ..errors import RecourseError
 from ..recourse import BRKGASettings, PrismRecourse, solve_recourse
 from ..recourse.datasets import DATASETS, dataset_problem
 from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
-from .common import (
-    add_json_argument,
-    add_model_arguments,
-    emit,
-    model_from_args,
-    non_negative_int,
-    positive_int,
-)
+from .common import add_json_argument, add_model_arguments, emit, model_from_args, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,10 +65,10 @@ def run(args: argparse.Namespace) -> int:
     problem = _problem(args)
     settings = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
     result = solve_recourse(problem, settings, exact=not args.no_exact, achievable=args.storm_front)
-    emit(result, args)
-    if args.plot:
-        from ..recourse.plots import plot_result
-        plot_result(result, args.plot)
-        if args.json != "-":
-            print(f"plot written to {args.plot}")
+    emit(result, args, plot=_plot)
     return 0
+
+
+def _plot(result, out: str) -> None:
+    from ..recourse.plots import plot_result                     # matplotlib only when a plot is asked for
+    plot_result(result, out)
