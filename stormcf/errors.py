@@ -44,6 +44,14 @@ class RecourseError(StormcfError):
     """A malformed recourse problem: unknown feature, bad domain, x_0 outside the features, bad objective names."""
 
 
+class LearnError(StormcfError):
+    """Bad learning options: α outside (0, 2], an unknown observation in a label, an unknown action in a reward, ..."""
+
+
+class LogError(LearnError):
+    """An event log is unreadable or malformed (the message names the file and the line)."""
+
+
 class OptionError(StormcfError):
     """An analysis option has an unknown or out-of-range value (a method or estimator name, a sample count, a size
     too large for the model or the memory, ...)."""

@@ -153,8 +153,7 @@ def simulate(model: ExplicitModel, strategy: Strategy, steps: int, seed: int | N
     if strategy.model is not model:
         raise PathError("the strategy belongs to another model")
     rng = np.random.default_rng(seed)
-    sigma = sp.csr_matrix((strategy.probabilities, np.arange(model.n_choices), model.row_groups),
-                          shape=(model.n_states, model.n_choices))
+    sigma = strategy.matrix()
     s = np.array([model.initial_state if start is None else int(start)])
     states, choices = [], []
     for u_choice, u_next in rng.random((steps, 2)):

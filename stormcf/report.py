@@ -185,13 +185,16 @@ def json_line(data: Any) -> str:
 
 
 @contextmanager
-def json_lines(out: str | os.PathLike | None = None) -> Iterator[Callable[[Any], None]]:
+def json_lines(out: str | os.PathLike | None = None, stdout: TextIO | None = None) -> Iterator[Callable[[Any], None]]:
     """A writer of documents, one per line (JSON lines, the output of batch runs): to stdout (``out`` None or
-    ``"-"``, each line flushed as it is written) or atomically to the file ``out`` (:func:`atomic_file`)."""
+    ``"-"``; ``stdout``, default ``sys.stdout``; each line flushed as it is written) or atomically to the file ``out``
+    (:func:`atomic_file`)."""
     if out in (None, "-"):
+        stream = sys.stdout if stdout is None else stdout
+
         def write(data: Any) -> None:
-            sys.stdout.write(json_line(data))
-            sys.stdout.flush()
+            stream.write(json_line(data))
+            stream.flush()
         yield write
         return
     with atomic_file(out) as f:

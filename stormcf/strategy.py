@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
 from .errors import StateError, StrategyError
 from .examples import read_json
@@ -100,6 +101,13 @@ class Strategy:
     def distribution(self, state: int) -> dict[str, float]:
         """σ(s) as ``{choice name: probability}`` (all enabled choices)."""
         return {self.model.choice_name(r): float(self.probabilities[r]) for r in self.model.choices(state)}
+
+    def matrix(self) -> sp.csr_matrix:
+        """σ as a CSR matrix S (states x choices) with S[s, row] = σ(row): the induced DTMC is S · P, and each row is
+        the distribution a state draws its choice from."""
+        m = self.model
+        return sp.csr_matrix((self.probabilities, np.arange(m.n_choices), m.row_groups),
+                             shape=(m.n_states, m.n_choices))
 
     @property
     def is_deterministic(self) -> bool:

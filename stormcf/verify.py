@@ -148,16 +148,9 @@ def method_text(exact: bool, prop: Property | None = None) -> str:
 
 
 # ================================================================================================ strategies
-def strategy_matrix(strategy: Strategy) -> sp.csr_matrix:
-    """S (n_states x n_choices) with S[s, row] = σ(row)."""
-    m = strategy.model
-    return sp.csr_matrix((strategy.probabilities, (m.state_of_choice, np.arange(m.n_choices))),
-                         shape=(m.n_states, m.n_choices))
-
-
 def induced_dtmc(strategy: Strategy) -> sp.csr_matrix:
     """P_σ = S · P, the transition matrix of the DTMC induced by σ (n x n CSR, zeros removed, indices sorted)."""
-    P = (strategy_matrix(strategy) @ strategy.model.transitions).tocsr()
+    P = (strategy.matrix() @ strategy.model.transitions).tocsr()
     P.eliminate_zeros()
     P.sort_indices()
     return P
@@ -174,7 +167,7 @@ def check_strategy(strategy: Strategy, prop: Property | str, exact: bool = False
     m = strategy.model
     prop = _parsed(m, prop)
     _require_action_independent_bounds(strategy, prop)
-    S = strategy_matrix(strategy)
+    S = strategy.matrix()
     state_rewards = {k: rm.state for k, rm in m.rewards.items() if rm.state is not None}
     choice_rewards = {k: S @ m.expected_choice_rewards(k) for k, rm in m.rewards.items()
                       if rm.choice is not None or rm.transition is not None}

@@ -17,7 +17,8 @@ GRID, GRID_PATH = str(stormcf.example_path("gridworld.prism")), str(stormcf.exam
 ADAPTIVE, ADAPTIVE_PATH = str(stormcf.example_path("adaptive.prism")), str(stormcf.example_path("adaptive.path.json"))
 
 PERSON = str(Path(stormcf.__file__).resolve().parent / "recourse" / "models" / "person.prism")
-SETCOVER = str(Path(__file__).resolve().parent / "data" / "setcover" / "paper_example.json")
+DATA = Path(__file__).resolve().parent / "data"
+SETCOVER = str(DATA / "setcover" / "paper_example.json")
 
 #: one invocation per documented command (all options that add optional keys); {tmp} is a temporary folder that
 #: the earlier invocations (in this order) write into
@@ -28,6 +29,9 @@ INVOCATIONS = {
     "explain-path": ["explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--k", "1", "--k-max", "2", "--verify",
                      "--baselines", "--explanations", "50"],
     "setcover": ["setcover", SETCOVER, "--agent", "0,0,0,0,1"],
+    "learn": ["learn", str(DATA / "loan_paired.csv"), "--out", "{tmp}/learned.prism", "--strategy-out",
+              "{tmp}/sigma.json", "--prop", 'P=? [F "rejected"]'],
+    "demo-learn": ["demo-learn", "--cases", "300"],
     "recourse": ["recourse", PERSON, "-c", "p=1", "--target", "accept", "--cost", "cost", "--generations", "5",
                  "--offspring", "20", "--mutants", "5", "--storm-front"],
     "setcover-data": ["setcover-data", "{tmp}/d.npz", "-n", "8", "-A", "12", "--draws", "500"],
@@ -60,7 +64,7 @@ def test_every_documented_command_has_an_invocation():
 
 
 #: commands whose result is a set of facts (data sets, trained models, metrics), not a model-checked answer
-FACTS = {"info", "setcover-data", "setcover-learn", "setcover-evaluate"}
+FACTS = {"info", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn"}
 
 
 @pytest.fixture(scope="module")

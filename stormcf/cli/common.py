@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import sys
 import time
-from contextlib import nullcontext
-from typing import Any, Sequence
+from typing import IO, Any, Callable, Iterator, Sequence
 
 from ..batch import COLUMNS, BatchSummary, Item, ModelFile, Source, Task, backend, run_batch
 from ..errors import OptionError
@@ -38,17 +40,23 @@ def model_from_args(args: argparse.Namespace) -> ExplicitModel:
     return model_file(args).load()
 
 
-def emit(result: Report, args: argparse.Namespace) -> None:
-    """The result as text on stdout and, with ``--json OUT``, as JSON (``-``: only the JSON on stdout)."""
-    if args.json == "-":
+def emit(result: Report, args: argparse.Namespace, plot: Callable[[Report, str], None] | None = None) -> None:
+    """The result as text on stdout and, with ``--json OUT``, as JSON (``-``: only the JSON on stdout); with
+    ``--plot OUT`` also the figure ``plot(result, OUT)`` draws."""
+    quiet = args.json == "-"
+    if quiet:
         write_json(result.to_dict())
-        return
-    if result.model is not None:
-        print(model_line(result.model))
-    print(result)
-    if args.json:
-        write_json(result.to_dict(), args.json)
-        print(f"JSON written to {args.json}")
+    else:
+        if result.model is not None:
+            print(model_line(result.model))
+        print(result)
+        if args.json:
+            write_json(result.to_dict(), args.json)
+            print(f"JSON written to {args.json}")
+    if plot is not None and getattr(args, "plot", None):
+        plot(result, args.plot)
+        if not quiet:
+            print(f"plot written to {args.plot}")
 
 
 def print_json(data: Any, out: str | None = None) -> None:
@@ -104,12 +112,13 @@ def run_batch_command(args: argparse.Namespace, source: Source, task: Task, item
     summary table on stdout. Returns the summary (statuses, failures) for the exit code."""
     summary = BatchSummary(COLUMNS[task.command], with_model=isinstance(source, ModelFile))
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
-    output = json_lines(args.json) if args.json else nullcontext(lambda document: None)
     start = time.perf_counter()
-    with backend(args.backend, workers, args.scheduler), output as write:
-        for outcome in run_batch(source, task, items, workers):
-            write(outcome.document)
-            summary.add(outcome)
+    with stdout_to_stderr(args.json == "-") as stdout:
+        output = json_lines(args.json, stdout) if args.json else contextlib.nullcontext(lambda document: None)
+        with backend(args.backend, workers, args.scheduler), output as write:
+            for outcome in run_batch(source, task, items, workers):
+                write(outcome.document)
+                summary.add(outcome)
     summary.seconds = time.perf_counter() - start
     if args.json != "-":
         print(summary.text(_parallelism(args)))
@@ -126,3 +135,23 @@ def _parallelism(args: argparse.Namespace) -> str:
     if args.backend == "dask":
         return f"dask at {args.scheduler}" + (f", {args.workers} workers" if args.workers else "")
     return "serial" if args.workers in (None, 1) else f"loky, {args.workers} workers"
+
+
+@contextlib.contextmanager
+def stdout_to_stderr(active: bool) -> Iterator[IO[str]]:
+    """With ``--json -`` stdout carries exactly the JSON: lines solvers print from C code (HiGHS's banner) go to
+    stderr meanwhile (file descriptor 1 is redirected, which Python's redirect_stdout cannot do; worker processes
+    started meanwhile inherit it). Yields the real stdout, for the JSON."""
+    if not active:
+        yield sys.stdout
+        return
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        with os.fdopen(os.dup(saved), "w", encoding="utf-8") as real:
+            yield real
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -7,9 +7,6 @@ learned model and on the true one, side by side.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import sys
 import tempfile
 from pathlib import Path
 
@@ -17,20 +14,21 @@ from ..counterfactual import CounterfactualProblem, solve_counterfactual
 from ..errors import StormcfError
 from ..examples import example_path
 from ..learn import LearnProblem, learn_mdp, read_log, sample_log
-from ..report import write_json
+from ..report import Summary, write_json
 from ..storm import load_model, storm_version
 from ..strategy import Strategy
 from ..verify import check_strategy, format_value
+from .common import add_json_argument, non_negative_int, positive_int, stdout_to_stderr
 
 BOUND = 'P<=0.2 [F "rejected"]'
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo-learn", help="learn the loan MDP back from a sampled log; counterfactuals side by side")
-    p.add_argument("--cases", type=int, default=5000, metavar="N", help="cases in the sampled log (default 5000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampled log (default 0)")
+    p.add_argument("--cases", type=positive_int, default=5000, metavar="N", help="cases in the sampled log (default 5000)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sampled log (default 0)")
     p.add_argument("--dir", metavar="DIR", help="keep the log, the learned model and strategy in DIR")
-    p.add_argument("--json", metavar="OUT", help="write the results as JSON to OUT ('-' for stdout)")
+    add_json_argument(p)
     p.set_defaults(run=run)
 
 
@@ -38,10 +36,10 @@ def run(args: argparse.Namespace) -> int:
     if args.dir is not None and not Path(args.dir).is_dir():
         raise StormcfError(f"{args.dir}: no such directory")
     quiet = args.json == "-"
-    with tempfile.TemporaryDirectory() as scratch, _stdout_to_stderr(quiet):
+    with tempfile.TemporaryDirectory() as scratch, stdout_to_stderr(quiet):
         document = _demo(args, Path(args.dir or scratch), quiet)
     if args.json:
-        write_json(document, args.json)
+        write_json(Summary("demo-learn", document, model=load_model(example_path("loan.prism"))).to_dict(), args.json)
     return 0
 
 
@@ -78,21 +76,3 @@ def _demo(args: argparse.Namespace, folder: Path, quiet: bool) -> dict:
     return {"learn": learned.to_dict(), "true_probability": true_value.to_dict(),
             "learned_probability": learned_value.to_dict(),
             "counterfactual": {k: v.to_dict() for k, v in results.items()}}
-
-
-@contextlib.contextmanager
-def _stdout_to_stderr(active: bool):
-    """With ``--json -`` stdout carries exactly one JSON document: lines solvers print from C code (HiGHS's banner)
-    go to stderr meanwhile (file descriptor 1 is redirected, which Python's redirect_stdout cannot do)."""
-    if not active:
-        yield
-        return
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        os.dup2(2, 1)
-        yield
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)

@@ -52,11 +52,10 @@ def run(args: argparse.Namespace) -> int:
             raise OptionError("--plot draws one analysis; it does not apply to --paths")
         return batch_exit_code(run_batch_command(args, model_file(args), task, read_jsonl(args.paths, PathError)))
     require_single(args, "--paths")
-    result = task(model_from_args(args), read_json(args.path, PathError), args.path)
-    emit(result, args)
-    if args.plot:
-        from ..icfmdp.plots import plot_analysis
-        plot_analysis(result, args.plot)
-        if args.json != "-":
-            print(f"plot written to {args.plot}")
+    emit(task(model_from_args(args), read_json(args.path, PathError), args.path), args, plot=_plot)
     return 0
+
+
+def _plot(result, out: str) -> None:
+    from ..icfmdp.plots import plot_analysis                     # matplotlib only when a plot is asked for
+    plot_analysis(result, out)

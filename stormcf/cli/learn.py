@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import LearnError
 from ..learn import LearnProblem, learn_mdp, read_log
-from ..learn.errors import LearnError
 from ..learn.problem import LEARNERS
-from ..report import write_json
+from .common import add_json_argument, emit
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="stormcf's IOAlergia (default) or AALpy's (the same automaton, far slower)")
     p.add_argument("--prop", "-p", action="append", default=[], metavar="PCTL",
                    help="a property Storm checks under the users' strategy (repeatable)")
-    p.add_argument("--json", metavar="OUT", help="write the result as JSON to OUT ('-' for stdout)")
+    add_json_argument(p)
     p.set_defaults(run=run)
 
 
@@ -42,11 +42,7 @@ def run(args: argparse.Namespace) -> int:
                            rewards=dict(_reward(x) for x in args.reward), laplace=args.laplace,
                            learner=args.learner, model_path=args.out, strategy_path=args.strategy_out,
                            drn_path=args.drn_out, properties=args.prop)
-    result = learn_mdp(problem)
-    if args.json != "-":
-        print(result)
-    if args.json:
-        write_json(result.to_dict(), args.json)
+    emit(learn_mdp(problem), args)
     return 0
 
 

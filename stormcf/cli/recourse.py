@@ -81,10 +81,10 @@ def run(args: argparse.Namespace) -> int:
                                                  read_jsonl(args.instances, RecourseError)))
     require_single(args, "--instances")
     result = solve_recourse(_problem(args), settings, exact=not args.no_exact, achievable=args.storm_front)
-    emit(result, args)
-    if args.plot:
-        from ..recourse.plots import plot_result
-        plot_result(result, args.plot)
-        if args.json != "-":
-            print(f"plot written to {args.plot}")
+    emit(result, args, plot=_plot)
     return 0
+
+
+def _plot(result, out: str) -> None:
+    from ..recourse.plots import plot_result                     # matplotlib only when a plot is asked for
+    plot_result(result, out)

@@ -7,8 +7,8 @@
 
 See :mod:`.log` (input forms), :mod:`.alergia` (IOAlergia), :mod:`.names` (identifiers), :mod:`.prism` (output).
 """
+from ..errors import LearnError, LogError
 from .alergia import Automaton, Traces, aalpy_ioalergia, ioalergia
-from .errors import LearnError, LogError
 from .log import EventLog, read_log
 from .names import identifiers, sanitise
 from .problem import LearnProblem

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import LearnError
+from ..errors import LearnError
 
 
 @dataclass(frozen=True, eq=False)

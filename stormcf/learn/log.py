@@ -37,7 +37,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .errors import LogError
+from ..errors import LogError
 
 #: the implicit action of a step the process takes by itself
 CONTINUE = "continue"

@@ -19,8 +19,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from ..errors import LearnError
 from .alergia import Traces, resolve_alpha
-from .errors import LearnError
 from .log import EventLog
 from .names import identifiers, is_identifier
 

@@ -6,9 +6,8 @@ successor s' follows P(s' | s, a); a case ends when it enters an absorbing state
 the self-loop Storm adds to a deadlock state) or after ``max_steps`` steps. The observation of a state is its name
 (``model.state_name``, so ``model.with_naming("labels")`` observes labels), the action is the PRISM action name.
 
-This is :func:`stormcf.paths.simulate` for many cases at once: all live cases take a step together (one vectorised
-draw per step instead of one Python iteration per event), with the same inverse-CDF rule (the first entry whose
-cumulative probability exceeds u, which never has probability 0).
+This is :func:`stormcf.paths.simulate` for many cases at once: all live cases take a step together, with the same
+vectorised inverse-CDF draws (:func:`stormcf.paths.draw_successors`).
 """
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ import numpy as np
 
 from ..errors import PathError
 from ..model import ExplicitModel
+from ..paths import draw_successors
 from ..strategy import Strategy
 from .log import EventLog
 
@@ -37,9 +37,8 @@ def sample_log(model: ExplicitModel, strategy: Strategy, cases: int, seed: int =
     if cases < 1 or max_steps < 1:
         raise PathError(f"need at least one case and one step, got {cases} cases and max_steps {max_steps}")
     rng = np.random.default_rng(seed)
-    choice_cdf = _cumulative(strategy.probabilities, model.row_groups)
+    sigma = strategy.matrix()
     P = model.transitions
-    successor_cdf = _cumulative(P.data, P.indptr)
     done = absorbing_states(model)
     state = np.full(cases, model.initial_state, dtype=np.int64)
     live = np.flatnonzero(~done[state])
@@ -48,8 +47,8 @@ def sample_log(model: ExplicitModel, strategy: Strategy, cases: int, seed: int =
         if live.size == 0:
             break
         u = rng.random((2, live.size))
-        row = np.searchsorted(choice_cdf, state[live] + u[0], side="right")
-        nxt = P.indices[np.searchsorted(successor_cdf, row + u[1], side="right")]
+        row = draw_successors(sigma, state[live], u[0])
+        nxt = draw_successors(P, row, u[1])
         steps_case.append(live)
         steps_row.append(row)
         steps_next.append(nxt)
@@ -61,17 +60,6 @@ def sample_log(model: ExplicitModel, strategy: Strategy, cases: int, seed: int =
     successors = np.concatenate(steps_next)[order] if steps_next else case
     lengths = np.bincount(case, minlength=cases)
     return _as_log(model, observe or model.state_name, rows, successors, lengths, live.size)
-
-
-def _cumulative(weights: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """g + (cumulative weight within group g) for every entry, the last entry of each group exactly g + 1."""
-    sizes = np.diff(groups)
-    group = np.repeat(np.arange(sizes.size), sizes)
-    totals = np.cumsum(weights)
-    starts = np.concatenate([[0.0], totals])[groups[:-1]]
-    within = totals - np.repeat(starts, sizes)
-    within[groups[1:][sizes > 0] - 1] = 1.0
-    return group + within
 
 
 def _as_log(model: ExplicitModel, observe: Callable[[int], str], rows: np.ndarray, successors: np.ndarray,

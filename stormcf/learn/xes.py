@@ -9,7 +9,7 @@ import io
 import warnings
 from pathlib import Path
 
-from .errors import LogError
+from ..errors import LogError
 
 
 def read_xes(path: Path, name: str):

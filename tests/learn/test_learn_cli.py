@@ -202,5 +202,5 @@ def test_demo_learn_json_on_stdout_is_one_document():
     out = subprocess.run([sys.executable, "-m", "stormcf", "demo-learn", "--cases", "500", "--json", "-"],
                          capture_output=True, text=True, check=True).stdout
     doc = json.loads(out)
-    assert doc["learn"]["command"] == "learn"
-    assert doc["counterfactual"]["learned model"]["status"] == "optimal"
+    assert doc["command"] == "demo-learn" and doc["facts"]["learn"]["command"] == "learn"
+    assert doc["facts"]["counterfactual"]["learned model"]["status"] == "optimal"
