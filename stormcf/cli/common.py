@@ -141,7 +141,8 @@ def _parallelism(args: argparse.Namespace) -> str:
 def stdout_to_stderr(active: bool) -> Iterator[IO[str]]:
     """With ``--json -`` stdout carries exactly the JSON: lines solvers print from C code (HiGHS's banner) go to
     stderr meanwhile (file descriptor 1 is redirected, which Python's redirect_stdout cannot do; worker processes
-    started meanwhile inherit it). Yields the real stdout, for the JSON."""
+    started meanwhile inherit it). Yields the stream for the JSON: the real stdout (``sys.stdout`` itself when Python's
+    stdout was replaced, e.g. captured, and is not file descriptor 1)."""
     if not active:
         yield sys.stdout
         return
@@ -149,9 +150,19 @@ def stdout_to_stderr(active: bool) -> Iterator[IO[str]]:
     saved = os.dup(1)
     try:
         os.dup2(2, 1)
-        with os.fdopen(os.dup(saved), "w", encoding="utf-8") as real:
-            yield real
+        if _on_descriptor_1(sys.stdout):
+            with os.fdopen(os.dup(saved), "w", encoding="utf-8") as real:
+                yield real
+        else:
+            yield sys.stdout
     finally:
         sys.stdout.flush()
         os.dup2(saved, 1)
         os.close(saved)
+
+
+def _on_descriptor_1(stream: IO[str]) -> bool:
+    try:
+        return stream.fileno() == 1
+    except (AttributeError, OSError, ValueError):          # io.UnsupportedOperation is both OSError and ValueError
+        return False

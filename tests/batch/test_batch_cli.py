@@ -136,3 +136,15 @@ def test_an_unreachable_scheduler_is_one_line(cli, sepsis_paths):
     code, _, err = cli("icfmdp", SEPSIS, "--paths", sepsis_paths, "--backend", "dask", "--scheduler",
                        "tcp://127.0.0.1:9")
     assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err and err.count("\n") == 1
+
+
+def test_json_lines_on_the_real_stdout_keep_solver_banners_out(tmp_path):
+    """In a real process, what solvers print from C code (HiGHS's banner) goes to stderr; stdout holds the lines."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "stormcf", "strategy", LOAN, "-s", IMPATIENT, "-p",
+                           'P<=0.2 [F "rejected"]', "-p", 'P<=0.3 [F "rejected"]', "--json", "-"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0
+    documents = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [d["batch"]["index"] for d in documents] == [0, 1] and [d["status"] for d in documents] == ["optimal"] * 2
