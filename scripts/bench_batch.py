@@ -52,7 +52,8 @@ def write_paths(file: Path, n: int, steps: int) -> None:
     uniform = stormcf.Strategy.uniform(model)
     with file.open("w") as f:
         for seed in range(n):
-            f.write(json.dumps({**simulate(model, uniform, steps, seed=seed).to_dict(), "id": f"patient-{seed}"}) + "\n")
+            path = simulate(model, uniform, steps, seed=seed).to_dict()
+            f.write(json.dumps({**path, "id": f"patient-{seed}"}) + "\n")
 
 
 def digests(outcomes) -> list[str]:
@@ -102,8 +103,8 @@ def main() -> None:
                 rows.append((name, seconds, same))
                 print(f"  {name}: " + ", ".join(f"{m} {seconds[m]:.1f} s" for m in modes), flush=True)
     n = args.paths
-    print(f"\n{n} Sepsis paths of {args.steps} steps, in {args.rounds} interleaved rounds; {args.workers} loky workers / "
-          f"{args.workers} Dask worker processes (1 thread each); {stormcf.storm.storm_version()}\n")
+    print(f"\n{n} Sepsis paths of {args.steps} steps, in {args.rounds} interleaved rounds; {args.workers} loky "
+          f"workers / {args.workers} Dask worker processes (1 thread each); {stormcf.storm.storm_version()}\n")
     print(f"| command | serial | loky, --workers {args.workers} | Dask LocalCluster, {args.workers} workers | "
           f"{args.workers} independent serial processes (the machine's ceiling) | loky / serial | Dask / serial | "
           f"processes / serial | identical to serial (loky, Dask) |")

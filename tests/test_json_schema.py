@@ -102,7 +102,8 @@ def test_json_document_matches_the_documentation(command, documents):
 #: not; the documents are JSON lines on stdout
 BATCHES = {
     "icfmdp": (["icfmdp", GRID, "-c", "p=0.4", "--paths", "{file}"], GRID_PATH),
-    "explain-path": (["explain-path", ADAPTIVE, "--paths", "{file}", "--k", "1", "--explanations", "20"], ADAPTIVE_PATH),
+    "explain-path": (["explain-path", ADAPTIVE, "--paths", "{file}", "--k", "1", "--explanations", "20"],
+                     ADAPTIVE_PATH),
     "check": (["check", LOAN, "--strategies", "{file}", "-p", 'P=? [F "rejected"]'], IMPATIENT),
     "setcover": (["setcover", SETCOVER, "--agents", "{file}"], '[0, 0, 0, 0, 1]'),
     "recourse": (["recourse", "--dataset", "german", "--instances", "{file}", "--generations", "2", "--offspring",

@@ -164,7 +164,8 @@ def _results(doc: Mapping[str, Any]) -> str:
 #: the columns of every command's batch summary table (heading -> value from the item's document)
 COLUMNS: dict[str, Columns] = {
     "icfmdp": {"worst case": lambda d: d["worst_case_value"], "outcome": lambda d: d["path"]["outcome"],
-               "changes at t": lambda d: ",".join(map(str, d["policy"]["changes_from_observation"])) or "-", "pairs": lambda d: d["icfmdp"]["pairs"]},
+               "changes at t": lambda d: ",".join(map(str, d["policy"]["changes_from_observation"])) or "-",
+               "pairs": lambda d: d["icfmdp"]["pairs"]},
     "explain-path": {"value": lambda d: d["value"], "outcome": lambda d: d["path"]["outcome"],
                      "improvement": lambda d: d["improvement"]},
     "check": {"values": _results},
