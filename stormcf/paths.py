@@ -14,7 +14,6 @@ action reaches with probability 0.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -25,6 +24,7 @@ import scipy.sparse as sp
 from .errors import PathError, StateError
 from .examples import read_json
 from .model import ExplicitModel
+from .report import write_json
 from .strategy import Strategy
 
 
@@ -104,7 +104,8 @@ class ObservedPath:
         return data
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        """Write the JSON form to ``path`` (atomically)."""
+        write_json(self.to_dict(), path)
 
     @classmethod
     def from_dict(cls, model: ExplicitModel, data: Any, source: str = "path") -> "ObservedPath":

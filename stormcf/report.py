@@ -15,19 +15,21 @@ is one JSON document of the same shape for every command (documented in ``docs/j
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from abc import ABC, abstractmethod
 import os
 import sys
 import tempfile
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import IO, Any, ClassVar, Iterator, Sequence
 
 import numpy as np
 
+from .errors import OutputError
 from .model import ExplicitModel
 
 #: version of the JSON shape; bumped when a key changes meaning or disappears
@@ -154,27 +156,49 @@ def json_text(data: Any) -> str:
     return json.dumps(to_json_data(data), indent=1, allow_nan=False) + "\n"
 
 
-def write_text(text: str, out: str | os.PathLike) -> None:
-    """Write ``text`` to the file ``out`` atomically: a temporary file beside it, then a rename, so that a failed
-    write never leaves a truncated file where a valid one was."""
+@contextlib.contextmanager
+def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
+    """A temporary file beside ``out`` to write into; renamed to ``out`` when the block succeeds, removed when it
+    fails (an exception, a full disk, a signal turned into an exception), so that ``out`` is either the complete new
+    file or what it was before. Failures to write raise :class:`~stormcf.errors.OutputError` naming ``out``."""
     target = Path(out)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path("."))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as err:
+        raise OutputError(f"{out}: cannot write ({err.strerror})") from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
         os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except OSError as err:
+        raise OutputError(f"{out}: cannot write ({err.strerror})") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def write_json(data: Any, out: str | os.PathLike | None = None) -> None:
-    """JSON to stdout (``out`` None or ``"-"``), or atomically to the file ``out``."""
+def write_text(text: str, out: str | os.PathLike) -> None:
+    """Write ``text`` to the file ``out`` atomically (:func:`atomic_output`): a failed write never leaves a
+    truncated file where a valid one was."""
+    with atomic_output(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def write_npz(out: str | os.PathLike, **arrays: Any) -> None:
+    """numpy arrays to the compressed ``.npz`` file ``out``, atomically, under exactly that name."""
+    with atomic_output(out) as tmp, open(tmp, "wb") as f:
+        np.savez_compressed(f, **arrays)
+
+
+def write_json(data: Any, out: str | os.PathLike | None = None, stream: IO[str] | None = None) -> None:
+    """JSON to ``stream`` (default ``sys.stdout``) when ``out`` is None or ``"-"``, else atomically to the file
+    ``out``."""
     text = json_text(data)
     if out in (None, "-"):
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        stream = stream or sys.stdout
+        stream.write(text)
+        stream.flush()
     else:
         write_text(text, out)

@@ -16,7 +16,6 @@ several choices of action ``a``, see :meth:`~stormcf.model.ExplicitModel.choice_
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -27,6 +26,7 @@ import scipy.sparse as sp
 from .errors import StateError, StrategyError
 from .examples import read_json
 from .model import ExplicitModel
+from .report import write_json
 
 #: tolerance on "probabilities sum to 1"
 SUM_TOLERANCE = 1e-9
@@ -132,7 +132,8 @@ class Strategy:
         return {"states": entries, "default": "error"}
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        """Write the JSON form to ``path`` (atomically)."""
+        write_json(self.to_dict(), path)
 
     @classmethod
     def from_dict(cls, model: ExplicitModel, data: Any, source: str = "strategy") -> "Strategy":

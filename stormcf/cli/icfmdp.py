@@ -10,7 +10,9 @@ from ..paths import ObservedPath
 from .common import (
     add_json_argument,
     add_model_arguments,
+    add_plot_argument,
     emit,
+    emit_plot,
     model_from_args,
     non_negative_int,
     positive_int,
@@ -38,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="posterior samples per (t, s, a) for --estimator mc (default 10000)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the Monte Carlo baseline (default 0)")
     add_json_argument(p)
-    p.add_argument("--plot", metavar="OUT.png", default=None, help="plot bound widths and values per step")
+    add_plot_argument(p, "plot bound widths and values per step")
     p.set_defaults(run=run)
 
 
@@ -51,7 +53,5 @@ def run(args: argparse.Namespace) -> int:
     emit(result, args)
     if args.plot:
         from ..icfmdp.plots import plot_analysis
-        plot_analysis(result, args.plot)
-        if args.json != "-":
-            print(f"plot written to {args.plot}")
+        emit_plot(args, plot_analysis, result)
     return 0

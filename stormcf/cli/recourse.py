@@ -11,7 +11,9 @@ from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
 from .common import (
     add_json_argument,
     add_model_arguments,
+    add_plot_argument,
     emit,
+    emit_plot,
     model_from_args,
     non_negative_int,
     positive_int,
@@ -51,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--storm-front", action="store_true", help="also Storm's achievable (cost, Gower) set "
                    "(multi-objective, deterministic models) and the check that every plan lies inside it")
     add_json_argument(p)
-    p.add_argument("--plot", metavar="OUT.png", help="draw the front and the actions by position")
+    add_plot_argument(p, "draw the front and the actions by position")
     p.set_defaults(run=run)
 
 
@@ -75,7 +77,5 @@ def run(args: argparse.Namespace) -> int:
     emit(result, args)
     if args.plot:
         from ..recourse.plots import plot_result
-        plot_result(result, args.plot)
-        if args.json != "-":
-            print(f"plot written to {args.plot}")
+        emit_plot(args, plot_result, result)
     return 0

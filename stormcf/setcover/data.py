@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StormcfError
+from ..report import write_npz
 from .family import label_agents
 from .problem import InstanceError, SetCoverInstance
 
@@ -104,8 +105,8 @@ class LabelledAgents:
         padded = np.full((len(self), max(width, 1)), -1, dtype=np.int16)
         for k, a in enumerate(self.actions):
             padded[k, :len(a)] = a
-        np.savez_compressed(path, X=self.X.astype(np.int8), actions=padded, cost=self.cost,
-                            instance=json.dumps(self.instance.to_dict()), info=json.dumps(self.info))
+        write_npz(path, X=self.X.astype(np.int8), actions=padded, cost=self.cost,
+                  instance=json.dumps(self.instance.to_dict()), info=json.dumps(self.info))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "LabelledAgents":

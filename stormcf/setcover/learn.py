@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StormcfError
+from ..report import write_npz
 from .data import LabelledAgents
 from .engines import greedy_completion, lp_bound, run_engine
 from .problem import TIE_TOLERANCE, SetCoverInstance, SetCoverProblem
@@ -190,7 +191,7 @@ class Generator:
             meta.update(layers=len(self.network.weights), output=self.network.output)
         if self.train_X is not None:
             arrays.update(train_X=np.packbits(self.train_X.astype(bool), axis=1), train_y=self.train_y)
-        np.savez_compressed(path, meta=json.dumps(meta), **arrays)
+        write_npz(path, meta=json.dumps(meta), **arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Generator":
