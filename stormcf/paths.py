@@ -1,6 +1,6 @@
 """Observed paths (episodes) of an MDP, their JSON format, and a seeded simulator.
 
-JSON format (states by PRISM valuation, actions by choice name: the PRISM action name, or ``a#k`` when a state has
+JSON format (unknown keys are errors; states by PRISM valuation, actions by choice name: the PRISM action name, or ``a#k`` when a state has
 several choices of action ``a``, see :meth:`~stormcf.model.ExplicitModel.choice_name`)::
 
     {"steps": [{"state": {"x": 0, "y": 0}, "action": "east"},
@@ -113,10 +113,12 @@ class ObservedPath:
         if not isinstance(data, Mapping) or not isinstance(data.get("steps"), list) or not data["steps"]:
             raise PathError(f'{source}: expected an object {{"steps": [{{"state": {{...}}, "action": "..."}}, ...], '
                             f'"final_state": {{...}}}} with at least one step')
+        _require_keys(data, ("steps", "final_state"), source)
         states, choices = [], []
         for t, step in enumerate(data["steps"]):
             if not isinstance(step, Mapping) or "state" not in step or not isinstance(step.get("action"), str):
                 raise PathError(f'{source}: step {t}: expected {{"state": {{...}}, "action": "name"}}')
+            _require_keys(step, ("state", "action"), f"{source}: step {t}")
             s = _state(model, step["state"], f"{source}: step {t}")
             try:
                 choices.append(model.choice_of(s, step["action"]))
@@ -134,6 +136,12 @@ class ObservedPath:
     @classmethod
     def load(cls, model: ExplicitModel, path: str | Path) -> "ObservedPath":
         return cls.from_dict(model, read_json(path, PathError), source=str(path))
+
+
+def _require_keys(data: Mapping, known: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in data if k not in known]
+    if unknown:
+        raise PathError(f'{where}: unknown key "{unknown[0]}" (keys: {", ".join(known)})')
 
 
 def _state(model: ExplicitModel, valuation: Any, where: str) -> int:

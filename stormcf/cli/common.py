@@ -130,11 +130,6 @@ def emit_plot(args: argparse.Namespace, draw: Callable[[Any, str], str], result:
         print(f"plot written to {args.plot}" + ("" if Path(args.plot).suffix else f" ({fmt.upper()})"))
 
 
-def print_json(data: Any, out: str | None = None) -> None:
-    """JSON to stdout, or atomically to the file ``out``."""
-    write_json(data, out)
-
-
 def model_line(model: ExplicitModel) -> str:
     return (f"{model.source}: {model.model_type.upper()} with {model.n_states} states, {model.n_choices} choices, "
             f"{model.n_transitions} transitions ({int(model.decision_states.sum())} decision states)")

@@ -8,7 +8,8 @@ from ..counterfactual import CounterfactualProblem, diverse_counterfactuals, to_
 from ..counterfactual.solve import SOLVERS
 from ..errors import ModelError
 from ..strategy import Strategy
-from .common import add_model_arguments, model_from_args, print_json
+from ..report import write_json
+from .common import add_model_arguments, model_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json != "-":
         print(result)
     if args.json:
-        print_json(result.to_dict(), args.json)
+        write_json(result.to_dict(), args.json, stream=args.result_stream)
     if args.dot:
         try:
             Path(args.dot).write_text(to_dot(result))

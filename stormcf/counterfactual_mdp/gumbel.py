@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import OptionError, PathError
+from ..limits import require_memory
 from ..model import ExplicitModel
 from ..paths import ObservedPath
 from .model import ChoiceRule, CounterfactualMDP, build_cfmdp
@@ -145,6 +146,14 @@ def _condition(log_p, in_p, is_k, M, G):
     """Turn prior Gumbel(0) draws G into posterior noise given the maximum M (broadcasting over leading axes)."""
     truncated = -np.logaddexp(-(log_p + G), -M) - log_p                     # Gumbel(log p_j) truncated at M
     return np.where(is_k, M - log_p, np.where(in_p, truncated, G))
+
+
+def require_sample_memory(model: ExplicitModel, samples: int) -> None:
+    """Refuse a number of Monte Carlo samples per (t, s, a) whose noise arrays (samples x successors, a few
+    float64 arrays for the widest row of ``model``) do not fit in the available memory."""
+    width = int(np.diff(model.transitions.indptr).max(initial=1))
+    require_memory(samples * (3 * width + 4) * 8, f"{samples} Monte Carlo samples per (t, s, a) "
+                                                  f"(rows of up to {width} successors)")
 
 
 def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.random.Generator) -> sp.csr_matrix:

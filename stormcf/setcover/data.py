@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StormcfError
+from ..limits import require_memory
 from ..report import write_npz
 from .family import label_agents
 from .problem import InstanceError, SetCoverInstance
@@ -161,6 +162,8 @@ def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.
              costs: str = "real", thresholds: str = "ones", method: str = "storm", max_size: int = 3,
              seed: int = 0) -> LabelledAgents:
     """The paper's data set: instance, agent pool, labels (see the module docstring)."""
+    # the instance's effects (actions x n) and the pool's draws (draws x n), a few float64 copies of each
+    require_memory(4 * 8 * n * (actions + draws), f"{draws} agents of {n} features and {actions} actions")
     instance = paper_instance(n, actions, p_a, costs, thresholds, seed)
     X = agent_pool(instance, draws, p_f, seed + 1)
     data = label(instance, X, method, max_size)
