@@ -34,9 +34,8 @@ def require_memory(needed: float, what: str) -> None:
 def out_of_memory_message(err: BaseException) -> str:
     """One line for a :class:`MemoryError` (numpy's failed allocation, Storm's ``std::bad_alloc``)."""
     detail = str(err).strip()
-    where = f" ({detail})" if detail and detail != "std::bad_alloc" else (" in Storm" if detail else "")
-    return (f"out of memory{where}; {format_bytes(available_memory())} are available: try a smaller model, "
-            f"constants or option values")
+    where = " in Storm" if detail == "std::bad_alloc" else (f" ({detail})" if detail else "")
+    return f"out of memory{where}: try a smaller model, other constants or smaller option values"
 
 
 def format_bytes(n: float) -> str:

@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import traceback
+import warnings
 from importlib import import_module
 
 from .. import console
@@ -71,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
     previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
     try:
-        with console.native_output(show_native):
+        with console.native_output(show_native), warnings.catch_warnings():
+            if not show_native:                   # libraries' warnings are solver chatter too, unless -v
+                warnings.simplefilter("ignore")
             return _run(args)
     finally:
         if previous is not None:

@@ -73,11 +73,17 @@ def check_outputs(args: argparse.Namespace) -> None:
             check_output_path(value, kind)
         except OutputError as err:
             raise OutputError(f"{label}: {err}") from None
+        except OSError as err:                     # e.g. a folder name that is too long
+            raise OutputError(f"{label}: {err.strerror}") from None
 
 
 def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:
     """Raise :class:`OutputError` (naming the problem, not the path) unless ``path`` can be written as ``kind``."""
     target = Path(path)
+    limit = os.pathconf(target.parent if target.parent.is_dir() else ".", "PC_NAME_MAX")
+    if len(os.fsencode(target.name)) > limit:
+        raise OutputError(f"file name too long ({len(os.fsencode(target.name))} bytes; this file system allows "
+                          f"{limit})")
     if kind == "directory":
         if not target.is_dir():
             raise OutputError("no such directory")
@@ -90,10 +96,6 @@ def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:
         raise OutputError(f"directory '{folder}' does not exist" if not folder.exists() else f"'{folder}' is not a "
                           "directory")
     _require_writable_directory(folder, f"directory '{folder}'")
-    limit = os.pathconf(folder, "PC_NAME_MAX")
-    if len(os.fsencode(target.name)) > limit:
-        raise OutputError(f"file name too long ({len(os.fsencode(target.name))} bytes; this file system allows "
-                          f"{limit})")
     if target.exists() and not os.access(target, os.W_OK):
         raise OutputError("the file is read-only")
     if kind == "figure":

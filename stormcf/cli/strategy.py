@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..counterfactual import CounterfactualProblem, diverse_counterfactuals, to_dot
 from ..counterfactual.solve import SOLVERS
-from ..errors import ModelError
 from ..strategy import Strategy
-from ..report import write_json
-from .common import add_model_arguments, model_from_args
+from ..report import write_json, write_text
+from .common import add_json_argument, add_model_arguments, add_output_argument, model_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,8 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epsilon", type=float, default=None, metavar="E",
                    help="any strategy with d <= E (an ε-counterfactual) instead of the closest one")
     p.add_argument("--exact", action="store_true", help="also check the answer in exact rational arithmetic")
-    p.add_argument("--json", metavar="OUT", help="write the result as JSON to OUT ('-' for stdout)")
-    p.add_argument("--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
+    add_json_argument(p)
+    add_output_argument(p, "--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
     p.set_defaults(run=run)
 
 
@@ -50,8 +48,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json(result.to_dict(), args.json, stream=args.result_stream)
     if args.dot:
-        try:
-            Path(args.dot).write_text(to_dot(result))
-        except OSError as err:
-            raise ModelError(f"{args.dot}: cannot write ({err.strerror})") from None
+        write_text(to_dot(result), args.dot)
     return 0

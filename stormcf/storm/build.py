@@ -19,6 +19,7 @@ from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelCo
 
 from ..errors import StormcfError
 from ..model import ExplicitModel, RewardModel
+from .extract import scratch_error
 from .handle import StormHandle, _storm_message, copy_model
 
 
@@ -229,11 +230,14 @@ def _interval_mdp_by_umb(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups:
     files = {"index.json": json.dumps(index).encode(), **files}
     with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
         path = Path(tmp) / "imdp.umb"
-        with tarfile.open(path, "w") as tar:
-            for name, data in files.items():
-                info = tarfile.TarInfo(name)
-                info.size = len(data)
-                tar.addfile(info, io.BytesIO(data))
+        try:
+            with tarfile.open(path, "w") as tar:
+                for name, data in files.items():
+                    info = tarfile.TarInfo(name)
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+        except OSError as err:
+            raise scratch_error(err.strerror) from None
         try:
             return stormpy.build_model_from_umb(str(path))
         except Exception as err:
