@@ -48,7 +48,7 @@ def progress(iterable: Iterable | None = None, *, total: float | None = None, de
     ``QUIET``; it disappears when done. Use it as an iterable wrapper or as a context manager with ``update()``."""
     shown = _verbosity > QUIET and _is_terminal(sys.stderr)
     return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, disable=not shown, leave=False,
-                dynamic_ncols=True, **options)
+                **options)
 
 
 def _is_terminal(stream: IO) -> bool:

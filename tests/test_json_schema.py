@@ -3,13 +3,14 @@ docs/json.md documents for it (the key lists are read from the document), and ev
 keys."""
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import stormcf
 import stormcf.report
-from stormcf.cli import main
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "json.md"
 LOAN, IMPATIENT = str(stormcf.example_path("loan.prism")), str(stormcf.example_path("loan.impatient.json"))
@@ -68,17 +69,16 @@ FACTS = {"info", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-l
 
 @pytest.fixture(scope="module")
 def documents(tmp_path_factory) -> dict:
-    """Every command's `--json -` document (run once, in the order of INVOCATIONS)."""
-    import contextlib
-    import io
+    """Every command's `--json -` document (run once, in the order of INVOCATIONS), each in a fresh process, so that
+    what solvers and Storm print from C code would show: stdout must hold exactly one JSON document and stderr
+    nothing (stderr is no terminal here, so there are no progress bars either)."""
     tmp = tmp_path_factory.mktemp("json")
     out = {}
     for command, argv in INVOCATIONS.items():
-        stdout = io.StringIO()
-        with contextlib.redirect_stdout(stdout):
-            code = main([a.replace("{tmp}", str(tmp)) for a in argv] + ["--json", "-"])
-        assert code == 0, command
-        out[command] = json.loads(stdout.getvalue())               # exactly one document on stdout
+        proc = subprocess.run([sys.executable, "-m", "stormcf", *[a.replace("{tmp}", str(tmp)) for a in argv],
+                               "--json", "-"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0 and proc.stderr == "", (command, proc.stderr)
+        out[command] = json.loads(proc.stdout)                    # exactly one document on stdout
     return out
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.optimize
 
+from ..console import progress
 from ..errors import SolverError
 from .bounds import check_assumptions
 
@@ -78,7 +79,7 @@ def lp_step_bounds(P, observed_row: int, observed_next: int, assumptions: str = 
     its distribution as ``observed``."""
     o = P[observed_row].toarray().ravel() if observed is None else observed
     lower, upper = np.zeros(P.nnz), np.zeros(P.nnz)
-    for row in range(P.shape[0]):
+    for row in progress(range(P.shape[0]), desc="LP bounds", unit="row"):
         lo, hi = P.indptr[row], P.indptr[row + 1]
         cols = P.indices[lo:hi]
         if row == observed_row:

@@ -28,6 +28,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from ..console import progress
 from .decoder import Evaluation, Plans, concatenate, concatenate_plans, decode
 from .problem import RecourseError, ValueDomain
 
@@ -198,7 +199,7 @@ def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings()) -> GAResu
                           settings.dedupe)
     evaluations = len(genotypes)
     feasible_found = bool(population.evaluation.feasible.any())
-    for _ in range(settings.generations - 1):
+    for _ in progress(range(settings.generations - 1), desc="BRKGA generations", unit="generation"):
         elites = population.take(np.flatnonzero(population.elite))
         children = _mate(rng, population.genotypes, population.elite, settings)
         fresh = np.vstack([children, rng.random((settings.n_mutants, n_genes))])

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..console import progress
 from ..errors import StormcfError
 from ..report import write_npz
 from .data import LabelledAgents
@@ -370,7 +371,8 @@ def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify
     raw_cost = np.array([inst.cost(r) for r in raw])
     ratio = raw_cost[valid] / np.maximum(test.cost[valid], 1e-300)
     start = time.perf_counter()
-    kept = [guarantee(SetCoverProblem(inst, x), c, certify) for x, c in zip(test.X, candidates)]
+    kept = [guarantee(SetCoverProblem(inst, x), c, certify)
+            for x, c in progress(zip(test.X, candidates), total=len(test.X), desc="guarantees", unit="agent")]
     wrap = (time.perf_counter() - start) / max(1, len(test))
     cost = np.array([g.cost for g in kept])
     after = cost / np.maximum(test.cost, 1e-300)
