@@ -1,23 +1,9 @@
 """stormcf: counterfactual explanations for MDPs on top of the Storm probabilistic model checker."""
-from .counterfactual import (
-                     CounterfactualProblem,
-                     CounterfactualResult,
-                     solve_counterfactual,
-)
+from .counterfactual import CounterfactualProblem, CounterfactualResult, solve_counterfactual
 from .counterfactual_mdp import CounterfactualMDP
 from .distance import StrategyDistance, state_changes, strategy_distance
-from .errors import (
-                     ConstantsError,
-                     ModelError,
-                     OptionError,
-                     PathError,
-                     PropertyError,
-                     SolverError,
-                     StateError,
-                     StormcfError,
-                     StrategyError,
-                     VerificationFailure,
-)
+from .errors import (ConstantsError, ModelError, OptionError, PathError, PropertyError, SolverError, StateError,
+                     StormcfError, StrategyError, VerificationFailure)
 from .examples import example_path
 from .explain import ExplanationProblem, explain_path
 from .icfmdp import ICFMDPProblem, interval_cfmdp, robust_value_iteration, solve_icfmdp
@@ -25,14 +11,7 @@ from .model import ExplicitModel, RewardModel
 from .modes import Maximize, Minimize, Nature, Optimistic, Optimization, Pessimistic
 from .paths import ObservedPath
 from .properties import Property
-from .reachability import (
-                     can_reach,
-                     optimal_strategy,
-                     prob01_states,
-                     reach_probability,
-                     reachable_states,
-                     state_graph,
-)
+from .reachability import can_reach, optimal_strategy, prob01_states, reach_probability, reachable_states, state_graph
 from .recourse import RecourseProblem, solve_recourse
 from .report import Report
 from .setcover import SetCoverProblem, solve_setcover

@@ -110,26 +110,23 @@ def _require_writable_directory(folder: Path, what: str) -> None:
         raise OutputError(f"{what} is not writable")
 
 
-def emit(result: Report, args: argparse.Namespace) -> None:
-    """The result as text on stdout and, with ``--json OUT``, as JSON (``-``: only the JSON on stdout)."""
-    if args.json == "-":
+def emit(result: Report, args: argparse.Namespace, plot: Callable[[Report, str], str] | None = None) -> None:
+    """The result as text on stdout and, with ``--json OUT``, as JSON (``-``: only the JSON on stdout); with
+    ``--plot OUT`` also the figure ``plot(result, OUT)`` draws (it returns the image format it wrote)."""
+    quiet = args.json == "-"
+    if quiet:
         write_json(result.to_dict(), stream=getattr(args, "result_stream", None))
-        return
-    if result.model is not None:
-        print(model_line(result.model))
-    print(result)
-    if args.json:
-        write_json(result.to_dict(), args.json)
-        print(f"JSON written to {args.json}")
-
-
-def emit_plot(args: argparse.Namespace, draw: Callable[[Any, str], str], result: Any) -> None:
-    """``draw(result, args.plot)`` when ``--plot`` was given, and say what was written (unless ``--json -``)."""
-    if not args.plot:
-        return
-    fmt = draw(result, args.plot)
-    if args.json != "-":
-        print(f"plot written to {args.plot}" + ("" if Path(args.plot).suffix else f" ({fmt.upper()})"))
+    else:
+        if result.model is not None:
+            print(model_line(result.model))
+        print(result)
+        if args.json:
+            write_json(result.to_dict(), args.json)
+            print(f"JSON written to {args.json}")
+    if plot is not None and getattr(args, "plot", None):
+        fmt = plot(result, args.plot)
+        if not quiet:
+            print(f"plot written to {args.plot}" + ("" if Path(args.plot).suffix else f" ({fmt.upper()})"))
 
 
 def model_line(model: ExplicitModel) -> str:

@@ -9,14 +9,7 @@ from ..counterfactual_mdp import ESTIMATORS
 from ..explain import ExplanationProblem, explain_path, parse_pins
 from ..modes import Optimization
 from ..paths import ObservedPath
-from .common import (
-    add_json_argument,
-    add_model_arguments,
-    emit,
-    model_from_args,
-    non_negative_int,
-    positive_int,
-)
+from .common import add_json_argument, add_model_arguments, emit, model_from_args, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -7,16 +7,7 @@ from ..counterfactual_mdp import ESTIMATORS
 from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS, ICFMDPProblem, solve_icfmdp
 from ..modes import Optimization
 from ..paths import ObservedPath
-from .common import (
-    add_json_argument,
-    add_model_arguments,
-    add_plot_argument,
-    emit,
-    emit_plot,
-    model_from_args,
-    non_negative_int,
-    positive_int,
-)
+from .common import add_json_argument, add_model_arguments, add_plot_argument, emit, model_from_args, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,8 +41,10 @@ def run(args: argparse.Namespace) -> int:
                             Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE, args.assumptions,
                             args.bounds, args.optimistic, args.baseline, args.estimator, args.mc_samples, args.seed)
     result = solve_icfmdp(problem)
-    emit(result, args)
-    if args.plot:
-        from ..icfmdp.plots import plot_analysis
-        emit_plot(args, plot_analysis, result)
+    emit(result, args, plot=_plot)
     return 0
+
+
+def _plot(result, out: str) -> str:
+    from ..icfmdp.plots import plot_analysis                     # matplotlib only when a plot is asked for
+    return plot_analysis(result, out)

@@ -8,16 +8,7 @@ from ..errors import RecourseError
 from ..recourse import BRKGASettings, PrismRecourse, solve_recourse
 from ..recourse.datasets import DATASETS, dataset_problem
 from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
-from .common import (
-    add_json_argument,
-    add_model_arguments,
-    add_plot_argument,
-    emit,
-    emit_plot,
-    model_from_args,
-    non_negative_int,
-    positive_int,
-)
+from .common import add_json_argument, add_model_arguments, add_plot_argument, emit, model_from_args, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -74,8 +65,10 @@ def run(args: argparse.Namespace) -> int:
     problem = _problem(args)
     settings = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
     result = solve_recourse(problem, settings, exact=not args.no_exact, achievable=args.storm_front)
-    emit(result, args)
-    if args.plot:
-        from ..recourse.plots import plot_result
-        emit_plot(args, plot_result, result)
+    emit(result, args, plot=_plot)
     return 0
+
+
+def _plot(result, out: str) -> str:
+    from ..recourse.plots import plot_result                     # matplotlib only when a plot is asked for
+    return plot_result(result, out)

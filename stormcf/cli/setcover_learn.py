@@ -5,14 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..report import Summary
-from ..setcover.data import (
-    COST_MODES,
-    THRESHOLDS,
-    LabelledAgents,
-    frequency_filter,
-    generate,
-    split,
-)
+from ..setcover.data import COST_MODES, THRESHOLDS, LabelledAgents, frequency_filter, generate, split
 from ..setcover.family import FAMILY_METHODS
 from ..setcover.learn import GENERATORS, augment, train
 from .common import add_json_argument, add_output_argument, emit, non_negative_int, positive_int

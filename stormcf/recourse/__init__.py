@@ -14,19 +14,8 @@ from .brkga import BRKGASettings, brkga
 from .bruteforce import brute_force
 from .decoder import Evaluation, Plans, decode
 from .prism import PrismRecourse
-from .problem import (
-                      AUTHORS_ROUNDING,
-                      OBJECTIVES,
-                      Action,
-                      Feature,
-                      RecourseProblem,
-                      RelationGraph,
-                      Rounding,
-                      Rows,
-                      ValueDomain,
-                      add,
-                      set_to,
-)
+from .problem import (AUTHORS_ROUNDING, OBJECTIVES, Action, Feature, RecourseProblem, RelationGraph, Rounding, Rows,
+                      ValueDomain, add, set_to)
 from .result import RecoursePlan, RecourseResult
 from .solve import solve_recourse
 
