@@ -26,6 +26,8 @@ SETCOVER = str(DATA / "setcover" / "paper_example.json")
 INVOCATIONS = {
     "info": ["info", LOAN],
     "check": ["check", LOAN, "-s", IMPATIENT, "-p", 'P=? [F "rejected"]', "-p", 'P<=0.2 [F "rejected"]'],
+    "strategy-file": ["strategy-file", LOAN, "--scheduler", 'Pmin=? [F "rejected"]', "--out", "{tmp}/best.json"],
+    "simulate": ["simulate", LOAN, "-s", "{tmp}/best.json", "--steps", "5", "--out", "{tmp}/path.json"],
     "icfmdp": ["icfmdp", GRID, "-c", "p=0.4", "--path", GRID_PATH, "--optimistic", "--baseline", "gumbel"],
     "explain-path": ["explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--k", "1", "--k-max", "2", "--verify",
                      "--baselines", "--explanations", "50"],
@@ -64,7 +66,7 @@ def test_every_documented_command_has_an_invocation():
 
 
 #: commands whose result is a set of facts (data sets, trained models, metrics), not a model-checked answer
-FACTS = {"info", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn"}
+FACTS = {"info", "simulate", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn"}
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,8 @@ running out of memory; 1 internal error (including Storm not confirming a comput
 --fail-if-violated and a bounded property does not hold; 130 interrupted; 143 terminated"""
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
-COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "recourse", "setcover", "setcover_learn",
-            "setcover_evaluate", "demo", "learn", "demo_learn")
+COMMANDS = ("info", "check", "strategy", "strategy_file", "simulate", "icfmdp", "explain_path", "recourse", "setcover",
+            "setcover_learn", "setcover_evaluate", "demo", "learn", "demo_learn")
 
 
 class _Parser(argparse.ArgumentParser):
