@@ -28,7 +28,7 @@ from .report import write_json
 from .strategy import Strategy
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ObservedPath:
     """An observed path: ``states[t]`` = s_t, ``choices[t]`` = the row of (s_t, a_t), ``final_state`` = s_T."""
 
@@ -93,6 +93,14 @@ class ObservedPath:
     def outcome(self, step_rewards: np.ndarray) -> float:
         """o(τ) = Σ_t R(s_t, a_t) for per-choice rewards R (e.g. ``model.step_rewards("r")``)."""
         return float(np.sum(np.asarray(step_rewards)[self.choices]))
+
+    def __repr__(self) -> str:
+        m, shown = self.model, min(self.T, 3)
+        steps = ", ".join(f"({m.state_name(int(s))}, {m.choice_name(int(r))})"
+                          for s, r in zip(self.states[:shown], self.choices[:shown]))
+        more = ", ..." if self.T > shown else ""
+        end = "" if self.final_state is None else f" → {m.state_name(int(self.final_state))}"
+        return f"<ObservedPath on {m.source}, {self.T} steps: {steps}{more}{end}>"
 
     # ------------------------------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:

@@ -70,6 +70,13 @@ class Report(ABC):
 
     command: ClassVar[str] = ""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Results keep the short :meth:`__repr__` below: set on each subclass before ``@dataclass`` would replace
+        it with one that prints every field (models, arrays, ...)."""
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = Report.__repr__
+
     @property
     def notes(self) -> Sequence[str]:
         return ()
@@ -100,8 +107,10 @@ class Report(ABC):
         return self.text()
 
     def __repr__(self) -> str:
-        source = self.model.source if self.model is not None else "-"
-        return f"<{type(self).__name__} {self.command} {self.status} on {source}>"
+        where = f" on {self.model.source} ({self.model.n_states} states)" if self.model is not None else ""
+        checks = len(self.checks)
+        return (f"<{type(self).__name__} {self.command}: {self.status}{where}, {checks} Storm "
+                f"check{'s' if checks != 1 else ''}>")
 
 
 @dataclass(frozen=True, eq=False)

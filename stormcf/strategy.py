@@ -38,7 +38,7 @@ SUM_TOLERANCE = 1e-9
 SMALLEST_PROBABILITY = float(np.finfo(float).tiny)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Strategy:
     """A memoryless randomized strategy: ``probabilities[row]`` = σ(s)(a) for the choice ``row`` = (s, a)."""
 
@@ -130,6 +130,14 @@ class Strategy:
         """This strategy with the distributions of ``other`` in the states of the boolean mask ``states``."""
         take = np.asarray(states, dtype=bool)[self.model.state_of_choice]
         return Strategy(self.model, np.where(take, other.probabilities, self.probabilities))
+
+    def __repr__(self) -> str:
+        m = self.model
+        decision = np.flatnonzero(m.decision_states)
+        mixed = int(np.count_nonzero(np.bincount(m.state_of_choice, weights=(self.probabilities > 0),
+                                                 minlength=m.n_states)[decision] > 1))
+        kind = "deterministic" if mixed == 0 else f"randomized in {mixed} of {decision.size} decision states"
+        return f"<Strategy on {m.source}: {kind}>"
 
     def allclose(self, other: "Strategy", atol: float = 1e-12) -> bool:
         return other.model is self.model and bool(np.allclose(self.probabilities, other.probabilities, atol=atol, rtol=0))
