@@ -1,4 +1,5 @@
-"""``stormcf demo``: the loan example of seed 000, end to end, on the shipped model (with its counterfactuals)."""
+"""``stormcf demo``: the loan example of Kobialka et al., "Counterfactual Strategies for Markov Decision Processes",
+end to end on the shipped model (with its counterfactuals)."""
 from __future__ import annotations
 
 import argparse
@@ -13,13 +14,15 @@ from .common import model_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="run the loan example of seed 000 end to end")
+    p = sub.add_parser("demo", help="the loan application example of Kobialka et al. end to end (counterfactual "
+                                    "strategies)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     model = load_model(example_path("loan.prism")).with_naming("labels")
-    print(f"== stormcf demo: the loan application of seed 000 (Fig. 1), checked by {storm_version()}")
+    print(f"== stormcf demo: the loan application of Kobialka et al., \"Counterfactual Strategies for Markov Decision "
+          f"Processes\" (their Fig. 1), checked by {storm_version()}")
     print(model_line(model))
     sigma = Strategy.load(model, example_path("loan.impatient.json"))
     print("\nThe impatient client's strategy σ (Fig. 1b):")

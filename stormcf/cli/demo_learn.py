@@ -46,7 +46,7 @@ def _demo(args: argparse.Namespace, folder: Path, quiet: bool) -> dict:
     say = (lambda *_: None) if quiet else print
     truth = load_model(example_path("loan.prism")).with_naming("labels")
     sigma = Strategy.load(truth, example_path("loan.impatient.json"))
-    say(f"== stormcf demo-learn: the loan application of seed 000, learned back from a log ({storm_version()})")
+    say(f"== stormcf demo-learn: the loan application of Kobialka et al., learned back from a log ({storm_version()})")
     log = sample_log(truth, sigma, args.cases, seed=args.seed)
     csv = folder / "loan_log.csv"
     log.to_csv(csv)

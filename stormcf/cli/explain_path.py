@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--k", type=non_negative_int, required=True,
                    help="change budget: at most k actions differ from the path")
     p.add_argument("--k-max", type=non_negative_int, default=None,
-                   help="also report h(s0, T, k') for k' <= K (default: k)")
+                   help="also report the best expected outcome for every budget k' <= K (default: k)")
     p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
                    help="counterfactual probabilities: exact closed form (default) or Monte Carlo as in the paper")
     p.add_argument("--mc-samples", type=positive_int, default=1000, metavar="D",
