@@ -1,5 +1,5 @@
 """``stormcf explain-path MODEL --path P.json --reward R --k 3``: which at most k different actions would most likely
-have led to a better outcome of an observed path (seed 001), with the values for every k' <= k_max, sampled
+have led to a better outcome of an observed path (Tsirtsis et al. 2021), with the values for every k' <= k_max, sampled
 counterfactual explanations, and Storm's re-check of the policy."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ..counterfactual_mdp import ESTIMATORS
 from ..explain import ExplanationProblem, explain_path, parse_pins
 from ..modes import Optimization
 from ..paths import ObservedPath
-from .common import add_json_argument, add_model_arguments, emit, model_from_args, non_negative_int, positive_int
+from .common import add_json_argument, add_model_arguments, add_plot_argument, emit, model_from_args, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--verify", action="store_true",
                    help="cross-check the DP with Storm's optimum of the unrolled (t, s, l) MDP for every k' <= k_max")
     add_json_argument(p)
+    add_plot_argument(p, "draw the best expected outcome for every budget k' <= k_max")
     p.set_defaults(run=run)
 
 
@@ -53,5 +54,10 @@ def run(args: argparse.Namespace) -> int:
                                  forbidden=frozenset(args.forbid),
                                  optimization=Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE)
     emit(explain_path(problem, explanations=args.explanations, cross_check=args.verify, baselines=args.baselines),
-         args)
+         args, plot=_plot)
     return 0
+
+
+def _plot(result, out: str) -> str:
+    from ..explain.plots import plot_values_by_k                 # matplotlib only when a plot is asked for
+    return plot_values_by_k(result, out)
