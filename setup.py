@@ -18,11 +18,14 @@ setup(
     package_data={"stormcf.prism_models": ["*.prism", "*.json"],
                   # UCI Adult and German credit (CC BY 4.0, attribution in data/README.txt) and example models
                   "stormcf.recourse": ["data/*.gz", "data/*.names", "data/README.txt", "models/*.prism"]},
-    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "scikit-learn>=1.3", "aalpy>=2.0"],
+    # HiGHS ships with scipy (scipy.optimize.milp/linprog): the core install solves every analysis
+    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "scikit-learn>=1.3", "aalpy>=2.0",
+                      "tqdm>=4.60"],
     extras_require={
-        "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib"],
+        "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib"],   # solvers `auto` prefers when present, plots
+        "plot": ["matplotlib"],
         "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency
-        "test": ["pytest", "hypothesis"],
+        "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel"],   # the tutorial notebook runs in a test
     },
     entry_points={"console_scripts": ["stormcf=stormcf.cli:main"]},
 )
