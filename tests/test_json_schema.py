@@ -34,6 +34,7 @@ INVOCATIONS = {
     "setcover": ["setcover", SETCOVER, "--agent", "0,0,0,0,1"],
     "learn": ["learn", str(DATA / "loan_paired.csv"), "--out", "{tmp}/learned.prism", "--strategy-out",
               "{tmp}/sigma.json", "--prop", 'P=? [F "rejected"]'],
+    "demo": ["demo"],
     "demo-learn": ["demo-learn", "--cases", "300"],
     "recourse": ["recourse", PERSON, "-c", "p=1", "--target", "accept", "--cost", "cost", "--generations", "5",
                  "--offspring", "20", "--mutants", "5", "--storm-front"],
@@ -66,7 +67,7 @@ def test_every_documented_command_has_an_invocation():
 
 
 #: commands whose result is a set of facts (data sets, trained models, metrics), not a model-checked answer
-FACTS = {"info", "simulate", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn"}
+FACTS = {"info", "simulate", "demo", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn"}
 
 
 @pytest.fixture(scope="module")
