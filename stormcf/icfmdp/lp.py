@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.optimize
 
-from ..console import progress
+from ..console import progress, solver_logs
 from ..errors import SolverError
 from .bounds import check_assumptions
 
@@ -66,7 +66,8 @@ def pair_bounds(o: np.ndarray, k: int, p: np.ndarray, assumptions: str = "cs+m")
 
 
 def _solve(cost, A_eq, b_eq, bounds) -> float:
-    result = scipy.optimize.linprog(cost, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    result = scipy.optimize.linprog(cost, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs",
+                                    options={"disp": solver_logs()})
     if result.status != 0:
         raise SolverError(f"HiGHS could not solve a counterfactual-bound LP: {result.message}")
     return float(result.fun)
