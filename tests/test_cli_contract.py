@@ -264,3 +264,64 @@ def test_out_of_memory_is_one_line_with_exit_code_2_in_every_phase(tmp_path, sto
         if run.code == 2:
             assert run.one_line_error and "stormcf: error: out of memory" in run.err, run.err
     assert codes == {0, 2}, "the sweep should cross from running out of memory to success"
+
+
+# ================================================================================================ Ctrl-C
+def _started(proc: subprocess.Popen, ready, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the command ended before the test could interrupt it"
+
+
+def test_first_ctrl_c_stops_the_search_and_reports_the_best_checked_answer(tmp_path):
+    """recourse's genetic algorithm stops at the next generation; the front so far is checked by Storm and reported
+    with status "interrupted" (exit code 0, the JSON file complete)."""
+    out = tmp_path / "r.json"
+    person = Path(stormcf.__file__).parent / "recourse" / "models" / "person.prism"
+    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "recourse", str(person), "-c", "p=1", "--target",
+                             "accept", "--cost", "cost", "--generations", "1000000", "--offspring", "20",
+                             "--mutants", "5", "--json", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(3)                                         # the GA is running (a million generations take hours)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr
+    assert "stopping at the next safe point" in stderr
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "interrupted" and doc["front"] and 1 <= doc["generations"] < 1_000_000
+    assert all(c["agrees"] in (True, None) for c in doc["checks"]) and doc["checks"]
+    assert any("stopped by the user after" in n for n in doc["notes"])
+
+
+def test_ctrl_c_in_a_command_that_cannot_stop_early_exits_130_and_leaves_no_files(tmp_path):
+    """Loading a large model cannot stop early: Ctrl-C exits at once with 130, no JSON file and no temporary file."""
+    model = write(tmp_path, "big.prism", BIG_GRID)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    out = tmp_path / "info.json"
+    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "info", str(model), "-c", "N=1000", "--json", str(out)],
+                            env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    _started(proc, lambda: bool(list(scratch.glob("stormcf-*/model.umb"))))
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 130 and stderr == "stormcf: interrupted\n"
+    assert not out.exists() and list(scratch.iterdir()) == [] and sorted(os.listdir(tmp_path)) == ["big.prism", "tmp"]
+
+
+def test_second_ctrl_c_raises_keyboard_interrupt():
+    """The first SIGINT is a request to stop (analyses check it at their safe points); the second one quits."""
+    from stormcf import interrupt
+    with interrupt.stop_on_interrupt(graceful=True):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        assert interrupt.requested()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+    assert not interrupt.requested() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with interrupt.stop_on_interrupt(graceful=False), pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)

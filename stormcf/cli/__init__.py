@@ -15,7 +15,7 @@ import traceback
 import warnings
 from importlib import import_module
 
-from .. import console
+from .. import console, interrupt
 from ..errors import StormcfError
 from ..limits import out_of_memory_message
 from .common import add_console_arguments, check_outputs
@@ -86,7 +86,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         check_outputs(args)
         args.result_stream = sys.stdout           # with --json -, the JSON document alone goes there
-        with contextlib.redirect_stdout(sys.stderr) if getattr(args, "json", None) == "-" else _nothing():
+        json_on_stdout = getattr(args, "json", None) == "-"
+        with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else _nothing(), \
+                interrupt.stop_on_interrupt(getattr(args, "stoppable", False)):
             return int(args.run(args) or 0)
     except StormcfError as err:
         return _fail(f"error: {err}", 2)

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "(multi-objective, deterministic models) and the check that every plan lies inside it")
     add_json_argument(p)
     add_plot_argument(p, "draw the front and the actions by position")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, stoppable=True)            # Ctrl-C: the front of the generations run so far
 
 
 def _problem(args: argparse.Namespace):
