@@ -45,6 +45,14 @@ def _require_readable(path: Path) -> None:
         pass
 
 
+def readable_file(path: str | Path, error: type[StormcfError]) -> Path:
+    """:func:`resolve_file`, raising ``error`` (one line naming the file) for a missing or unreadable file."""
+    try:
+        return resolve_file(path)
+    except ModelError as err:
+        raise error(str(err)) from None
+
+
 def read_text(path: str | Path, error: type[StormcfError]) -> str:
     """The text of a user's file (resolved like :func:`resolve_file`); a missing, unreadable or non-UTF-8 file raises
     ``error`` with a one-line message naming the file."""

@@ -194,6 +194,12 @@ def bad_inputs(folder: Path) -> dict[str, tuple[list, str]]:
                                         "cannot read (File name too long)"),
         "path file name too long": (["explain-path", TREAT, "--path", folder / ("p" * 300 + ".json"), "--k", "1"],
                                     "cannot read (File name too long)"),
+        "event log name too long": (["learn", folder / ("l" * 300 + ".csv"), "--out", folder / "m.prism"],
+                                    "cannot read (File name too long)"),
+        "data set name too long": (["setcover-evaluate", folder / ("g" * 300 + ".npz"), folder / "d.npz"],
+                                   "cannot read (File name too long)"),
+        "properties file name too long": (["check", LOAN, "--props", folder / ("p" * 300 + ".props")],
+                                          "cannot read (File name too long)"),
         "unknown key in a strategy": (["check", LOAN, "-s", strategy("typo.json", IMPATIENT.read_text().replace(
             '"default"', '"defualt"')), "-p", PROP], 'typo.json: unknown key "defualt" (keys: states, default)'),
         "unknown key in a strategy entry": (["check", LOAN, "-s", strategy("entry.json", '{"states": [{"state": '
@@ -220,13 +226,15 @@ def test_bad_input_is_one_line_with_exit_code_2(case, tmp_path, cli):
     assert expected in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("what", ["model", "strategy", "path"])
+@pytest.mark.parametrize("what", ["model", "strategy", "path", "event log"])
 def test_unreadable_files_are_one_line_with_exit_code_2(what, tmp_path, stormcf_process):
-    target = {"model": LOAN, "strategy": IMPATIENT, "path": TREAT_PATH}[what]
+    target = {"model": LOAN, "strategy": IMPATIENT, "path": TREAT_PATH,
+              "event log": Path(__file__).parent / "data" / "loan_paired.csv"}[what]
     locked = write(tmp_path, target.name, target.read_text())
     locked.chmod(0)
     argv = {"model": ["info", locked], "strategy": ["check", LOAN, "-s", locked, "-p", PROP],
-            "path": ["explain-path", TREAT, "--path", locked, "--k", "1"]}[what]
+            "path": ["explain-path", TREAT, "--path", locked, "--k", "1"],
+            "event log": ["learn", locked, "--out", tmp_path / "m.prism"]}[what]
     run = stormcf_process(*argv, unprivileged=True)
     assert run.one_line_error and f"{locked}: cannot read (Permission denied)" in run.err
 

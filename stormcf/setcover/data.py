@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import StormcfError
+from ..examples import readable_file
 from ..limits import require_memory
 from ..report import write_npz
 from .family import label_agents
@@ -111,6 +112,7 @@ class LabelledAgents:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "LabelledAgents":
+        readable_file(path, StormcfError)
         try:
             with np.load(path, allow_pickle=False) as data:
                 instance = SetCoverInstance.from_dict(json.loads(str(data["instance"])), str(path))

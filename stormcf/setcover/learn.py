@@ -31,6 +31,7 @@ import numpy as np
 
 from ..console import progress
 from ..errors import StormcfError
+from ..examples import readable_file
 from ..report import write_npz
 from .data import LabelledAgents
 from .engines import greedy_completion, lp_bound, run_engine
@@ -196,6 +197,7 @@ class Generator:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Generator":
+        readable_file(path, GeneratorError)
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
