@@ -57,6 +57,11 @@ class OptionError(StormcfError):
     too large for the model or the memory, ...)."""
 
 
+class OutputError(StormcfError):
+    """An output file cannot be written: its directory is missing or read-only, it names a directory, its name is
+    too long, its format is unknown, or the disk is full (the message names the file)."""
+
+
 class SolverError(StormcfError):
     """No solver can handle the instance (missing package, licence too small, ...)."""
 

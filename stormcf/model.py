@@ -38,7 +38,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class RewardModel:
     """A PRISM reward structure. Any of the three parts may be absent (``None``).
 
@@ -62,8 +62,12 @@ class RewardModel:
     def has_transition_rewards(self) -> bool:
         return self.transition is not None and bool(np.any(self.transition != 0))
 
+    def __repr__(self) -> str:
+        parts = [part for part in ("state", "choice", "transition") if getattr(self, part) is not None]
+        return f'<RewardModel "{self.name}": {", ".join(parts) or "no"} rewards>'
 
-@dataclass(frozen=True, eq=False)
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ExplicitModel:
     """The explicit state graph of an MDP or DTMC.
 
@@ -264,6 +268,10 @@ class ExplicitModel:
         for s, key in enumerate(zip(*cols)):
             index.setdefault(key, s)
         return index
+
+    def __repr__(self) -> str:
+        return (f"<ExplicitModel {self.source}: {self.model_type.upper()}, {self.n_states} states, {self.n_choices} "
+                f"choices, {self.n_transitions} transitions>")
 
     def state_index(self, valuation: Mapping[str, Any]) -> int:
         """Look up a state from a (full or partial) valuation such as ``{"s": 3, "d": 0}``.

@@ -1,6 +1,6 @@
 """Observed paths (episodes) of an MDP, their JSON format, and a seeded simulator.
 
-JSON format (states by PRISM valuation, actions by choice name: the PRISM action name, or ``a#k`` when a state has
+JSON format (unknown keys are errors; states by PRISM valuation, actions by choice name: the PRISM action name, or ``a#k`` when a state has
 several choices of action ``a``, see :meth:`~stormcf.model.ExplicitModel.choice_name`)::
 
     {"steps": [{"state": {"x": 0, "y": 0}, "action": "east"},
@@ -14,7 +14,6 @@ action reaches with probability 0.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -25,10 +24,11 @@ import scipy.sparse as sp
 from .errors import PathError, StateError
 from .examples import read_json
 from .model import ExplicitModel
+from .report import write_json
 from .strategy import Strategy
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ObservedPath:
     """An observed path: ``states[t]`` = s_t, ``choices[t]`` = the row of (s_t, a_t), ``final_state`` = s_T."""
 
@@ -94,6 +94,14 @@ class ObservedPath:
         """o(τ) = Σ_t R(s_t, a_t) for per-choice rewards R (e.g. ``model.step_rewards("r")``)."""
         return float(np.sum(np.asarray(step_rewards)[self.choices]))
 
+    def __repr__(self) -> str:
+        m, shown = self.model, min(self.T, 3)
+        steps = ", ".join(f"({m.state_name(int(s))}, {m.choice_name(int(r))})"
+                          for s, r in zip(self.states[:shown], self.choices[:shown]))
+        more = ", ..." if self.T > shown else ""
+        end = "" if self.final_state is None else f" → {m.state_name(int(self.final_state))}"
+        return f"<ObservedPath on {m.source}, {self.T} steps: {steps}{more}{end}>"
+
     # ------------------------------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
         m = self.model
@@ -104,7 +112,8 @@ class ObservedPath:
         return data
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        """Write the JSON form to ``path`` (atomically)."""
+        write_json(self.to_dict(), path)
 
     @classmethod
     def from_dict(cls, model: ExplicitModel, data: Any, source: str = "path") -> "ObservedPath":
@@ -112,10 +121,12 @@ class ObservedPath:
         if not isinstance(data, Mapping) or not isinstance(data.get("steps"), list) or not data["steps"]:
             raise PathError(f'{source}: expected an object {{"steps": [{{"state": {{...}}, "action": "..."}}, ...], '
                             f'"final_state": {{...}}}} with at least one step')
+        _require_keys(data, ("steps", "final_state"), source)
         states, choices = [], []
         for t, step in enumerate(data["steps"]):
             if not isinstance(step, Mapping) or "state" not in step or not isinstance(step.get("action"), str):
                 raise PathError(f'{source}: step {t}: expected {{"state": {{...}}, "action": "name"}}')
+            _require_keys(step, ("state", "action"), f"{source}: step {t}")
             s = _state(model, step["state"], f"{source}: step {t}")
             try:
                 choices.append(model.choice_of(s, step["action"]))
@@ -133,6 +144,12 @@ class ObservedPath:
     @classmethod
     def load(cls, model: ExplicitModel, path: str | Path) -> "ObservedPath":
         return cls.from_dict(model, read_json(path, PathError), source=str(path))
+
+
+def _require_keys(data: Mapping, known: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in data if k not in known]
+    if unknown:
+        raise PathError(f'{where}: unknown key "{unknown[0]}" (keys: {", ".join(known)})')
 
 
 def _state(model: ExplicitModel, valuation: Any, where: str) -> int:

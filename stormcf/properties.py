@@ -25,7 +25,7 @@ _COMPARE = {
 }
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Property:
     """A parsed PCTL property.
 
@@ -64,6 +64,9 @@ class Property:
     labels: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False)
     objectives: tuple["Property", ...] = ()
     storm: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return f"<Property {self.text}>"
 
     @property
     def has_bound(self) -> bool:

@@ -16,20 +16,21 @@ writes one document per line (the JSON lines of batch runs).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-from abc import ABC, abstractmethod
-from contextlib import contextmanager
 import os
 import sys
 import tempfile
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterator, Sequence, TextIO
+from typing import IO, Any, Callable, ClassVar, Iterator, Sequence
 
 import numpy as np
 
+from .errors import OutputError
 from .model import ExplicitModel
 
 #: version of the JSON shape; bumped when a key changes meaning or disappears
@@ -70,6 +71,13 @@ class Report(ABC):
 
     command: ClassVar[str] = ""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Results keep the short :meth:`__repr__` below: set on each subclass before ``@dataclass`` would replace
+        it with one that prints every field (models, arrays, ...)."""
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = Report.__repr__
+
     @property
     def notes(self) -> Sequence[str]:
         return ()
@@ -100,8 +108,10 @@ class Report(ABC):
         return self.text()
 
     def __repr__(self) -> str:
-        source = self.model.source if self.model is not None else "-"
-        return f"<{type(self).__name__} {self.command} {self.status} on {source}>"
+        where = f" on {self.model.source} ({self.model.n_states} states)" if self.model is not None else ""
+        checks = len(self.checks)
+        return (f"<{type(self).__name__} {self.command}: {self.status}{where}, {checks} Storm "
+                f"check{'s' if checks != 1 else ''}>")
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,27 +166,40 @@ def json_text(data: Any) -> str:
     return json.dumps(to_json_data(data), indent=1, allow_nan=False) + "\n"
 
 
-@contextmanager
-def atomic_file(out: str | os.PathLike) -> Iterator[TextIO]:
-    """A text file to write ``out`` through: a temporary file beside it, renamed to ``out`` when the block ends
-    without error (removed otherwise), so that a failed write never leaves a truncated file where a valid one was."""
+@contextlib.contextmanager
+def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
+    """A temporary file beside ``out`` to write into; renamed to ``out`` when the block succeeds, removed when it
+    fails (an exception, a full disk, a signal turned into an exception), so that ``out`` is either the complete new
+    file or what it was before. Failures to write raise :class:`~stormcf.errors.OutputError` naming ``out``."""
     target = Path(out)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path("."))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as err:
+        raise OutputError(f"{out}: cannot write ({err.strerror})") from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
         os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except OSError as err:
+        raise OutputError(f"{out}: cannot write ({err.strerror})") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_text(text: str, out: str | os.PathLike) -> None:
-    """Write ``text`` to the file ``out`` atomically (:func:`atomic_file`)."""
-    with atomic_file(out) as f:
+    """Write ``text`` to the file ``out`` atomically (:func:`atomic_output`): a failed write never leaves a
+    truncated file where a valid one was."""
+    with atomic_output(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def write_npz(out: str | os.PathLike, **arrays: Any) -> None:
+    """numpy arrays to the compressed ``.npz`` file ``out``, atomically, under exactly that name."""
+    with atomic_output(out) as tmp, open(tmp, "wb") as f:
+        np.savez_compressed(f, **arrays)
 
 
 def json_line(data: Any) -> str:
@@ -184,11 +207,11 @@ def json_line(data: Any) -> str:
     return json.dumps(to_json_data(data), allow_nan=False, separators=(",", ":")) + "\n"
 
 
-@contextmanager
-def json_lines(out: str | os.PathLike | None = None, stdout: TextIO | None = None) -> Iterator[Callable[[Any], None]]:
+@contextlib.contextmanager
+def json_lines(out: str | os.PathLike | None = None, stdout: IO[str] | None = None) -> Iterator[Callable[[Any], None]]:
     """A writer of documents, one per line (JSON lines, the output of batch runs): to stdout (``out`` None or
     ``"-"``; ``stdout``, default ``sys.stdout``; each line flushed as it is written) or atomically to the file ``out``
-    (:func:`atomic_file`)."""
+    (:func:`atomic_output`)."""
     if out in (None, "-"):
         stream = sys.stdout if stdout is None else stdout
 
@@ -197,15 +220,19 @@ def json_lines(out: str | os.PathLike | None = None, stdout: TextIO | None = Non
             stream.flush()
         yield write
         return
-    with atomic_file(out) as f:
+    with atomic_output(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
         yield lambda data: f.write(json_line(data))
+        f.flush()
+        os.fsync(f.fileno())
 
 
-def write_json(data: Any, out: str | os.PathLike | None = None) -> None:
-    """JSON to stdout (``out`` None or ``"-"``), or atomically to the file ``out``."""
+def write_json(data: Any, out: str | os.PathLike | None = None, stream: IO[str] | None = None) -> None:
+    """JSON to ``stream`` (default ``sys.stdout``) when ``out`` is None or ``"-"``, else atomically to the file
+    ``out``."""
     text = json_text(data)
     if out in (None, "-"):
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        stream = stream or sys.stdout
+        stream.write(text)
+        stream.flush()
     else:
         write_text(text, out)

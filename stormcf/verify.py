@@ -56,7 +56,7 @@ def format_exact(x: Fraction, digits: int = 40) -> str:
     return f"{format_value(float(x))} (exact fraction of {len(num)}/{len(den)} digits in the JSON)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Check:
     """One Storm model-checking result at the initial state, with what it was compared with.
 
@@ -124,6 +124,10 @@ class Check:
         if self.holds is not None:
             text += f" ({'holds' if self.holds else 'violated'})"
         return text
+
+    def __repr__(self) -> str:
+        agreement = "" if self.agrees is None else (", agrees" if self.agrees else ", DISAGREES")
+        return f"<Check {self.property} = {self.value_text()}{agreement}>"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -3,6 +3,8 @@ docs/json.md documents for it (the key lists are read from the document), and ev
 keys."""
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,12 +27,15 @@ SETCOVER = str(DATA / "setcover" / "paper_example.json")
 INVOCATIONS = {
     "info": ["info", LOAN],
     "check": ["check", LOAN, "-s", IMPATIENT, "-p", 'P=? [F "rejected"]', "-p", 'P<=0.2 [F "rejected"]'],
+    "strategy-file": ["strategy-file", LOAN, "--scheduler", 'Pmin=? [F "rejected"]', "--out", "{tmp}/best.json"],
+    "simulate": ["simulate", LOAN, "-s", "{tmp}/best.json", "--steps", "5", "--out", "{tmp}/path.json"],
     "icfmdp": ["icfmdp", GRID, "-c", "p=0.4", "--path", GRID_PATH, "--optimistic", "--baseline", "gumbel"],
     "explain-path": ["explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--k", "1", "--k-max", "2", "--verify",
                      "--baselines", "--explanations", "50"],
     "setcover": ["setcover", SETCOVER, "--agent", "0,0,0,0,1"],
     "learn": ["learn", str(DATA / "loan_paired.csv"), "--out", "{tmp}/learned.prism", "--strategy-out",
               "{tmp}/sigma.json", "--prop", 'P=? [F "rejected"]'],
+    "demo": ["demo"],
     "demo-learn": ["demo-learn", "--cases", "300"],
     "recourse": ["recourse", PERSON, "-c", "p=1", "--target", "accept", "--cost", "cost", "--generations", "5",
                  "--offspring", "20", "--mutants", "5", "--storm-front"],
@@ -64,22 +69,21 @@ def test_every_documented_command_has_an_invocation():
 
 
 #: commands whose result is a set of facts (data sets, trained models, metrics), not a model-checked answer
-FACTS = {"info", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn"}
+FACTS = {"info", "simulate", "demo", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn"}
 
 
 @pytest.fixture(scope="module")
 def documents(tmp_path_factory) -> dict:
-    """Every command's `--json -` document (run once, in the order of INVOCATIONS)."""
-    import contextlib
-    import io
+    """Every command's `--json -` document (run once, in the order of INVOCATIONS), each in a fresh process, so that
+    what solvers and Storm print from C code would show: stdout must hold exactly one JSON document and stderr
+    nothing (stderr is no terminal here, so there are no progress bars either)."""
     tmp = tmp_path_factory.mktemp("json")
     out = {}
     for command, argv in INVOCATIONS.items():
-        stdout = io.StringIO()
-        with contextlib.redirect_stdout(stdout):
-            code = main([a.replace("{tmp}", str(tmp)) for a in argv] + ["--json", "-"])
-        assert code == 0, command
-        out[command] = json.loads(stdout.getvalue())               # exactly one document on stdout
+        proc = subprocess.run([sys.executable, "-m", "stormcf", *[a.replace("{tmp}", str(tmp)) for a in argv],
+                               "--json", "-"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0 and proc.stderr == "", (command, proc.stderr)
+        out[command] = json.loads(proc.stdout)                    # exactly one document on stdout
     return out
 
 

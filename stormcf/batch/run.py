@@ -33,7 +33,7 @@ from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Protoco
 from joblib import Parallel, delayed, parallel_config
 
 from ..errors import OptionError, StormcfError
-from ..examples import read_text
+from ..examples import parse_json, read_text
 from ..model import ExplicitModel
 from ..report import Report, to_json_data
 from ..storm import load_model
@@ -73,6 +73,14 @@ class Item:
     def id(self) -> Any:
         """The ``"id"`` the input line gives itself, if any."""
         return self.data.get("id") if isinstance(self.data, Mapping) else None
+
+    @property
+    def content(self) -> Any:
+        """The data without the batch's own ``"id"``, which is not part of a path, strategy, agent or instance
+        (whose files refuse unknown keys)."""
+        if isinstance(self.data, Mapping) and "id" in self.data:
+            return {key: value for key, value in self.data.items() if key != "id"}
+        return self.data
 
 
 @dataclass(frozen=True)
@@ -137,9 +145,11 @@ def read_jsonl(path: str, error: type[StormcfError] = OptionError) -> list[Item]
             continue
         where = f"{path}:{number}"
         try:
-            items.append(Item(len(items), where, json.loads(line)))
+            items.append(Item(len(items), where, parse_json(line)))
         except json.JSONDecodeError as err:
             items.append(Item(len(items), where, error=f"{where}: not valid JSON ({err.msg}, column {err.colno})"))
+        except ValueError as err:                   # strict JSON: duplicate keys, NaN, integers beyond 64 bits
+            items.append(Item(len(items), where, error=f"{where}: not valid JSON ({err})"))
     if not items:
         raise error(f"{path}: no items (expected one JSON value per line)")
     return items
@@ -181,7 +191,7 @@ def run_item(source: Source, task: Task, item: Item) -> Outcome:
             result: Report = ItemError(task.command, item.error, "InputError", False, model)
         else:
             try:
-                result = task(common, item.data, item.where)
+                result = task(common, item.content, item.where)
             except StormcfError as err:
                 result = ItemError(task.command, str(err), type(err).__name__, False, model)
             except Exception as err:            # an internal error in one item: reported, the batch goes on

@@ -89,7 +89,7 @@ def _counterfactual(model: ExplicitModel, data: Mapping[str, Any], where: str, *
 
 def strategy_items(strategies: Sequence[Item], properties: Sequence[str]) -> list[Item]:
     """The items of a ``strategy`` batch: every strategy with every property, strategy-major."""
-    return [Item(k, item.where, {"strategy": item.data, "property": prop, "id": item.id}, item.error)
+    return [Item(k, item.where, {"strategy": item.content, "property": prop, "id": item.id}, item.error)
             for k, (item, prop) in enumerate((item, prop) for item in strategies for prop in properties)]
 
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import sys
 import time
-from typing import IO, Any, Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Callable, Sequence
 
+from .. import console
 from ..batch import COLUMNS, BatchSummary, Item, ModelFile, Source, Task, backend, run_batch
-from ..errors import OptionError
+from ..errors import OptionError, OutputError
 from ..model import ExplicitModel
+from ..plotting import figure_format
 from ..report import Report, json_lines, write_json
 
 #: exit code of a batch in which some item failed (its document has status "error" and says why)
@@ -26,11 +28,6 @@ def add_model_arguments(parser: argparse.ArgumentParser, required: bool = True) 
                         help="how states are named: valuation (s=3 & d=0), labels, index, or a template like '{s}/{d}'")
 
 
-def add_json_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", metavar="OUT", default=None,
-                        help="write the result as JSON to OUT ('-': stdout, which then holds only the JSON)")
-
-
 def model_file(args: argparse.Namespace) -> ModelFile:
     """The model file, constants and state naming of the arguments (what batch workers rebuild the model from)."""
     return ModelFile(args.model, args.constants, args.state_names)
@@ -40,12 +37,94 @@ def model_from_args(args: argparse.Namespace) -> ExplicitModel:
     return model_file(args).load()
 
 
-def emit(result: Report, args: argparse.Namespace, plot: Callable[[Report, str], None] | None = None) -> None:
+#: what an output option names: a file, a figure (its extension must be an image format) or a directory
+OUTPUT_KINDS = ("file", "figure", "directory")
+
+
+def add_output_argument(parser: argparse.ArgumentParser, *flags: str, kind: str = "file", **options) -> None:
+    """An option (or positional argument) naming something the command writes. Every such path is checked before
+    the command starts working (:func:`check_outputs`)."""
+    assert kind in OUTPUT_KINDS
+    action = parser.add_argument(*flags, **options)
+    outputs = parser.get_default("outputs") or ()
+    parser.set_defaults(outputs=(*outputs, (action.dest, flags[0], kind)))
+
+
+def add_json_argument(parser: argparse.ArgumentParser) -> None:
+    add_output_argument(parser, "--json", metavar="OUT", default=None,
+                        help="write the result as JSON to OUT ('-': stdout, which then holds only the JSON)")
+
+
+def add_plot_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    add_output_argument(parser, "--plot", kind="figure", metavar="OUT.png", default=None,
+                        help=f"{what}; the format is OUT's extension (png, pdf, svg, ...; PNG without one)")
+
+
+def add_console_arguments(parser: argparse.ArgumentParser) -> None:
+    """-q/-v of every command."""
+    group = parser.add_argument_group("console")
+    loudness = group.add_mutually_exclusive_group()
+    loudness.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=console.QUIET,
+                          default=console.NORMAL, help="no progress bars")
+    loudness.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=console.VERBOSE,
+                          help="also the solvers' and Storm's own output (on stderr)")
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse output paths that cannot be written, before any work: a missing or read-only directory, an existing
+    directory given as a file, a file name too long for the file system, an image format matplotlib lacks."""
+    for dest, flag, kind in getattr(args, "outputs", ()):
+        value = getattr(args, dest, None)
+        if value is None or (dest == "json" and value == "-"):
+            continue
+        label = f"{flag} {value}" if flag.startswith("-") else str(value)
+        try:
+            check_output_path(value, kind)
+        except OutputError as err:
+            raise OutputError(f"{label}: {err}") from None
+        except OSError as err:                     # e.g. a folder name that is too long
+            raise OutputError(f"{label}: {err.strerror}") from None
+
+
+def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:
+    """Raise :class:`OutputError` (naming the problem, not the path) unless ``path`` can be written as ``kind``."""
+    target = Path(path)
+    limit = os.pathconf(target.parent if target.parent.is_dir() else ".", "PC_NAME_MAX")
+    if len(os.fsencode(target.name)) > limit:
+        raise OutputError(f"file name too long ({len(os.fsencode(target.name))} bytes; this file system allows "
+                          f"{limit})")
+    if kind == "directory":
+        if not target.is_dir():
+            raise OutputError("no such directory")
+        _require_writable_directory(target, "the directory")
+        return
+    if not target.name or target.is_dir():
+        raise OutputError("is a directory; give a file name")
+    folder = target.parent
+    if not folder.is_dir():
+        raise OutputError(f"directory '{folder}' does not exist" if not folder.exists() else f"'{folder}' is not a "
+                          "directory")
+    _require_writable_directory(folder, f"directory '{folder}'")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise OutputError("the file is read-only")
+    if kind == "figure":
+        try:
+            figure_format(target)
+        except OutputError as err:          # the message names the path already
+            raise OutputError(str(err).removeprefix(f"{path}: ")) from None
+
+
+def _require_writable_directory(folder: Path, what: str) -> None:
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{what} is not writable")
+
+
+def emit(result: Report, args: argparse.Namespace, plot: Callable[[Report, str], str] | None = None) -> None:
     """The result as text on stdout and, with ``--json OUT``, as JSON (``-``: only the JSON on stdout); with
-    ``--plot OUT`` also the figure ``plot(result, OUT)`` draws."""
+    ``--plot OUT`` also the figure ``plot(result, OUT)`` draws (it returns the image format it wrote)."""
     quiet = args.json == "-"
     if quiet:
-        write_json(result.to_dict())
+        write_json(result.to_dict(), stream=getattr(args, "result_stream", None))
     else:
         if result.model is not None:
             print(model_line(result.model))
@@ -54,14 +133,9 @@ def emit(result: Report, args: argparse.Namespace, plot: Callable[[Report, str],
             write_json(result.to_dict(), args.json)
             print(f"JSON written to {args.json}")
     if plot is not None and getattr(args, "plot", None):
-        plot(result, args.plot)
+        fmt = plot(result, args.plot)
         if not quiet:
-            print(f"plot written to {args.plot}")
-
-
-def print_json(data: Any, out: str | None = None) -> None:
-    """JSON to stdout, or atomically to the file ``out``."""
-    write_json(data, out)
+            print(f"plot written to {args.plot}" + ("" if Path(args.plot).suffix else f" ({fmt.upper()})"))
 
 
 def model_line(model: ExplicitModel) -> str:
@@ -113,12 +187,11 @@ def run_batch_command(args: argparse.Namespace, source: Source, task: Task, item
     summary = BatchSummary(COLUMNS[task.command], with_model=isinstance(source, ModelFile))
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
     start = time.perf_counter()
-    with stdout_to_stderr(args.json == "-") as stdout:
-        output = json_lines(args.json, stdout) if args.json else contextlib.nullcontext(lambda document: None)
-        with backend(args.backend, workers, args.scheduler), output as write:
-            for outcome in run_batch(source, task, items, workers):
-                write(outcome.document)
-                summary.add(outcome)
+    output = json_lines(args.json, args.result_stream) if args.json else contextlib.nullcontext(lambda document: None)
+    with backend(args.backend, workers, args.scheduler), output as write:
+        for outcome in run_batch(source, task, items, workers):
+            write(outcome.document)
+            summary.add(outcome)
     summary.seconds = time.perf_counter() - start
     if args.json != "-":
         print(summary.text(_parallelism(args)))
@@ -136,33 +209,3 @@ def _parallelism(args: argparse.Namespace) -> str:
         return f"dask at {args.scheduler}" + (f", {args.workers} workers" if args.workers else "")
     return "serial" if args.workers in (None, 1) else f"loky, {args.workers} workers"
 
-
-@contextlib.contextmanager
-def stdout_to_stderr(active: bool) -> Iterator[IO[str]]:
-    """With ``--json -`` stdout carries exactly the JSON: lines solvers print from C code (HiGHS's banner) go to
-    stderr meanwhile (file descriptor 1 is redirected, which Python's redirect_stdout cannot do; worker processes
-    started meanwhile inherit it). Yields the stream for the JSON: the real stdout (``sys.stdout`` itself when Python's
-    stdout was replaced, e.g. captured, and is not file descriptor 1)."""
-    if not active:
-        yield sys.stdout
-        return
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        os.dup2(2, 1)
-        if _on_descriptor_1(sys.stdout):
-            with os.fdopen(os.dup(saved), "w", encoding="utf-8") as real:
-                yield real
-        else:
-            yield sys.stdout
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def _on_descriptor_1(stream: IO[str]) -> bool:
-    try:
-        return stream.fileno() == 1
-    except (AttributeError, OSError, ValueError):          # io.UnsupportedOperation is both OSError and ValueError
-        return False

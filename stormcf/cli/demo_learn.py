@@ -11,14 +11,13 @@ import tempfile
 from pathlib import Path
 
 from ..counterfactual import CounterfactualProblem, solve_counterfactual
-from ..errors import StormcfError
 from ..examples import example_path
 from ..learn import LearnProblem, learn_mdp, read_log, sample_log
 from ..report import Summary, write_json
 from ..storm import load_model, storm_version
 from ..strategy import Strategy
 from ..verify import check_strategy, format_value
-from .common import add_json_argument, non_negative_int, positive_int, stdout_to_stderr
+from .common import add_json_argument, add_output_argument, non_negative_int, positive_int
 
 BOUND = 'P<=0.2 [F "rejected"]'
 
@@ -27,19 +26,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo-learn", help="learn the loan MDP back from a sampled log; counterfactuals side by side")
     p.add_argument("--cases", type=positive_int, default=5000, metavar="N", help="cases in the sampled log (default 5000)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sampled log (default 0)")
-    p.add_argument("--dir", metavar="DIR", help="keep the log, the learned model and strategy in DIR")
+    add_output_argument(p, "--dir", kind="directory", metavar="DIR",
+                        help="keep the log, the learned model and strategy in DIR")
     add_json_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.dir is not None and not Path(args.dir).is_dir():
-        raise StormcfError(f"{args.dir}: no such directory")
     quiet = args.json == "-"
-    with tempfile.TemporaryDirectory() as scratch, stdout_to_stderr(quiet):
+    with tempfile.TemporaryDirectory() as scratch:
         document = _demo(args, Path(args.dir or scratch), quiet)
     if args.json:
-        write_json(Summary("demo-learn", document, model=load_model(example_path("loan.prism"))).to_dict(), args.json)
+        write_json(Summary("demo-learn", document, model=load_model(example_path("loan.prism"))).to_dict(), args.json,
+                   stream=args.result_stream)
     return 0
 
 
@@ -47,7 +46,7 @@ def _demo(args: argparse.Namespace, folder: Path, quiet: bool) -> dict:
     say = (lambda *_: None) if quiet else print
     truth = load_model(example_path("loan.prism")).with_naming("labels")
     sigma = Strategy.load(truth, example_path("loan.impatient.json"))
-    say(f"== stormcf demo-learn: the loan application of seed 000, learned back from a log ({storm_version()})")
+    say(f"== stormcf demo-learn: the loan application of Kobialka et al., learned back from a log ({storm_version()})")
     log = sample_log(truth, sigma, args.cases, seed=args.seed)
     csv = folder / "loan_log.csv"
     log.to_csv(csv)

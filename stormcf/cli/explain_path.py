@@ -1,5 +1,5 @@
 """``stormcf explain-path MODEL --path P.json --reward R --k 3``: which at most k different actions would most likely
-have led to a better outcome of an observed path (seed 001), with the values for every k' <= k_max, sampled
+have led to a better outcome of an observed path (Tsirtsis et al. 2021), with the values for every k' <= k_max, sampled
 counterfactual explanations, and Storm's re-check of the policy; ``--paths FILE.jsonl``: one observed path per line,
 one model build for the batch."""
 from __future__ import annotations
@@ -8,12 +8,13 @@ import argparse
 
 from ..batch import explain_task, read_jsonl
 from ..counterfactual_mdp import ESTIMATORS
-from ..errors import PathError
+from ..errors import OptionError, PathError
 from ..examples import read_json
 from ..explain import parse_pins
 from ..modes import Optimization
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
-                     model_file, model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, batch_exit_code,
+                     emit, model_file, model_from_args, non_negative_int, positive_int, require_single,
+                     run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--k", type=non_negative_int, required=True,
                    help="change budget: at most k actions differ from the path")
     p.add_argument("--k-max", type=non_negative_int, default=None,
-                   help="also report h(s0, T, k') for k' <= K (default: k)")
+                   help="also report the best expected outcome for every budget k' <= K (default: k)")
     p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
                    help="counterfactual probabilities: exact closed form (default) or Monte Carlo as in the paper")
     p.add_argument("--mc-samples", type=positive_int, default=1000, metavar="D",
@@ -48,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--verify", action="store_true",
                    help="cross-check the DP with Storm's optimum of the unrolled (t, s, l) MDP for every k' <= k_max")
     add_json_argument(p)
+    add_plot_argument(p, "draw the best expected outcome for every budget k' <= k_max")
     add_batch_arguments(p, "--paths")
     p.set_defaults(run=run)
 
@@ -59,7 +61,14 @@ def run(args: argparse.Namespace) -> int:
                         forbidden=frozenset(args.forbid),
                         optimization=Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE)
     if args.paths:
+        if args.plot:
+            raise OptionError("--plot draws one analysis; it does not apply to --paths")
         return batch_exit_code(run_batch_command(args, model_file(args), task, read_jsonl(args.paths, PathError)))
     require_single(args, "--paths")
-    emit(task(model_from_args(args), read_json(args.path, PathError), args.path), args)
+    emit(task(model_from_args(args), read_json(args.path, PathError), args.path), args, plot=_plot)
     return 0
+
+
+def _plot(result, out: str) -> str:
+    from ..explain.plots import plot_values_by_k                 # matplotlib only when a plot is asked for
+    return plot_values_by_k(result, out)

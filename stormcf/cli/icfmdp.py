@@ -10,8 +10,9 @@ from ..errors import OptionError, PathError
 from ..examples import read_json
 from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS
 from ..modes import Optimization
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
-                     model_file, model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, batch_exit_code,
+                     emit, model_file, model_from_args, non_negative_int, positive_int, require_single,
+                     run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="posterior samples per (t, s, a) for --estimator mc (default 10000)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the Monte Carlo baseline (default 0)")
     add_json_argument(p)
-    p.add_argument("--plot", metavar="OUT.png", default=None, help="plot bound widths and values per step")
+    add_plot_argument(p, "plot bound widths and values per step")
     add_batch_arguments(p, "--paths")
     p.set_defaults(run=run)
 
@@ -56,6 +57,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot(result, out: str) -> None:
+def _plot(result, out: str) -> str:
     from ..icfmdp.plots import plot_analysis                     # matplotlib only when a plot is asked for
-    plot_analysis(result, out)
+    return plot_analysis(result, out)

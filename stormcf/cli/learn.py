@@ -6,16 +6,17 @@ import argparse
 from ..errors import LearnError
 from ..learn import LearnProblem, learn_mdp, read_log
 from ..learn.problem import LEARNERS
-from .common import add_json_argument, emit
+from .common import add_json_argument, add_output_argument, emit
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("learn", help="learn an MDP and the users' strategy from an event log (IOAlergia)")
     p.add_argument("log", metavar="LOG", help="event log: CSV (paired: case,action,observation; activity: "
                    "case,activity[,timestamp]) or XES (needs pm4py: pip install stormcf[xes])")
-    p.add_argument("--out", "-o", required=True, metavar="MODEL.prism", help="where the learned PRISM model goes")
-    p.add_argument("--strategy-out", metavar="SIGMA.json", help="where the users' strategy goes")
-    p.add_argument("--drn-out", metavar="MODEL.drn", help="also write the model in Storm's DRN format")
+    add_output_argument(p, "--out", "-o", required=True, metavar="MODEL.prism",
+                        help="where the learned PRISM model goes")
+    add_output_argument(p, "--strategy-out", metavar="SIGMA.json", help="where the users' strategy goes")
+    add_output_argument(p, "--drn-out", metavar="MODEL.drn", help="also write the model in Storm's DRN format")
     p.add_argument("--actions", metavar="A,B", help="activity form: the activities that are actions")
     p.add_argument("--alpha", default="0.05", metavar="A",
                    help="IOAlergia's compatibility parameter in (0, 2] (AALpy's eps; default 0.05) or 'auto'")

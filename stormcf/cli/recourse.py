@@ -9,8 +9,8 @@ from ..errors import OptionError, RecourseError
 from ..recourse import BRKGASettings, PrismRecourse, solve_recourse
 from ..recourse.datasets import DATASETS
 from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
-                     model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, batch_exit_code,
+                     emit, model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,9 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--storm-front", action="store_true", help="also Storm's achievable (cost, Gower) set "
                    "(multi-objective, deterministic models) and the check that every plan lies inside it")
     add_json_argument(p)
-    p.add_argument("--plot", metavar="OUT.png", help="draw the front and the actions by position")
+    add_plot_argument(p, "draw the front and the actions by position")
     add_batch_arguments(p, "--instances")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, stoppable=True)            # Ctrl-C: the front of the generations run so far
 
 
 def _dataset(args: argparse.Namespace) -> RecourseData:
@@ -85,6 +85,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot(result, out: str) -> None:
+def _plot(result, out: str) -> str:
     from ..recourse.plots import plot_result                     # matplotlib only when a plot is asked for
-    plot_result(result, out)
+    return plot_result(result, out)

@@ -8,13 +8,13 @@ from ..report import Summary
 from ..setcover.data import COST_MODES, THRESHOLDS, LabelledAgents, frequency_filter, generate, split
 from ..setcover.family import FAMILY_METHODS
 from ..setcover.learn import GENERATORS, augment, train
-from .common import add_json_argument, emit, non_negative_int, positive_int
+from .common import add_json_argument, add_output_argument, emit, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     d = sub.add_parser("setcover-data", help="generate the paper's random instance and agents, label them with "
                                              "their optimal CFE (one Storm call for the whole family)")
-    d.add_argument("out", metavar="OUT.npz", help="labelled data set (agents, CFEs, costs, the instance)")
+    add_output_argument(d, "out", metavar="OUT.npz", help="labelled data set (agents, CFEs, costs, the instance)")
     d.add_argument("--features", "-n", type=positive_int, default=20, help="n (default 20)")
     d.add_argument("--actions", "-A", type=positive_int, default=100, help="A (default 100)")
     d.add_argument("--draws", type=positive_int, default=100_000, help="agents drawn before de-duplication (default 100000)")
@@ -25,14 +25,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--method", choices=FAMILY_METHODS + ("milp",), default="storm", help="labelling engine")
     d.add_argument("--max-size", type=positive_int, default=3, help="drop CFEs with more actions (default 3)")
     d.add_argument("--seed", type=non_negative_int, default=0)
-    d.add_argument("--instance-out", metavar="INSTANCE.json", default=None, help="also write the instance")
+    add_output_argument(d, "--instance-out", metavar="INSTANCE.json", default=None, help="also write the instance")
     add_json_argument(d)
     d.set_defaults(run=run_data)
 
     p = sub.add_parser("setcover-learn", help="train a learned CFE generator (mc, na, fa, knn) on a labelled data set")
     p.add_argument("data", metavar="DATA.npz", help="labelled data set from setcover-data")
     p.add_argument("--generator", choices=GENERATORS, default="mc", help="mc (default), na, fa, knn")
-    p.add_argument("--out", required=True, metavar="GEN.npz", help="the trained generator (weights, classes)")
+    add_output_argument(p, "--out", required=True, metavar="GEN.npz",
+                        help="the trained generator (weights, classes); the held-out agents go beside it")
     p.add_argument("--hidden", default="256,256", help="hidden layer widths (default 256,256)")
     p.add_argument("--max-iter", type=positive_int, default=200, help="epochs at most (default 200; early stopping)")
     p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")

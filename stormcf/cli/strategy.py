@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..batch import Item, counterfactual_task, read_jsonl, strategy_items
 from ..counterfactual import to_dot
 from ..counterfactual.solve import SOLVERS
-from ..errors import ModelError, OptionError, StrategyError
+from ..errors import OptionError, StrategyError
 from ..examples import read_json
-from .common import (add_batch_arguments, add_model_arguments, batch_exit_code, model_file, model_from_args,
-                     print_json, require_single, run_batch_command)
+from ..report import write_json, write_text
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_output_argument, batch_exit_code,
+                     model_file, model_from_args, require_single, run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--epsilon", type=float, default=None, metavar="E",
                    help="any strategy with d <= E (an ε-counterfactual) instead of the closest one")
     p.add_argument("--exact", action="store_true", help="also check the answer in exact rational arithmetic")
-    p.add_argument("--json", metavar="OUT", help="write the result as JSON to OUT ('-' for stdout)")
-    p.add_argument("--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
+    add_json_argument(p)
+    add_output_argument(p, "--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
     add_batch_arguments(p, "--strategies or several --prop")
     p.set_defaults(run=run)
 
@@ -63,10 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json != "-":
         print(result)
     if args.json:
-        print_json(result.to_dict(), args.json)
+        write_json(result.to_dict(), args.json, stream=args.result_stream)
     if args.dot:
-        try:
-            Path(args.dot).write_text(to_dot(result))
-        except OSError as err:
-            raise ModelError(f"{args.dot}: cannot write ({err.strerror})") from None
+        write_text(to_dot(result), args.dot)
     return 0

@@ -39,7 +39,7 @@ TIE_TOLERANCE = 1e-12
 PolicyWeights = Callable[[int, int], np.ndarray]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Policy:
     """The optimal non-stationary policy of a counterfactual MDP, for every budget k <= K (or without a budget).
 
@@ -71,6 +71,11 @@ class Policy:
 
     def _start(self) -> int:
         return int(self.cfmdp.steps[0].local(np.array([self.cfmdp.start]))[0])
+
+    def __repr__(self) -> str:
+        budgets = "no budget" if self.budget is None else f"budgets 0..{self.budget}"
+        return (f'<Policy {self.optimization.name.lower()}s "{self.reward}" over {self.cfmdp.horizon} steps of '
+                f"{self.cfmdp.model.source}, {budgets}>")
 
     def value(self, k: int | None = None) -> float:
         """V_0(s_0) with budget k (ignored without a budget); ∓inf if no policy with at most k changes exists."""

@@ -26,7 +26,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..console import progress
 from ..errors import OptionError, PathError
+from ..limits import require_memory
 from ..model import ExplicitModel
 from ..paths import ObservedPath
 from .model import ChoiceRule, CounterfactualMDP, build_cfmdp, length_buckets
@@ -159,6 +161,14 @@ def _condition(log_p, in_p, is_k, M, G):
     return np.where(is_k, M - log_p, np.where(in_p, truncated, G))
 
 
+def require_sample_memory(model: ExplicitModel, samples: int) -> None:
+    """Refuse a number of Monte Carlo samples per (t, s, a) whose noise arrays (samples x successors, a few
+    float64 arrays for the widest row of ``model``) do not fit in the available memory."""
+    width = int(np.diff(model.transitions.indptr).max(initial=1))
+    require_memory(samples * (3 * width + 4) * 8, f"{samples} Monte Carlo samples per (t, s, a) "
+                                                  f"(rows of up to {width} successors)")
+
+
 def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.random.Generator) -> sp.csr_matrix:
     """Monte Carlo estimate of the counterfactual rows (entries are multiples of 1/samples; the observed pair's own
     row is exactly the point mass on k)."""
@@ -171,7 +181,7 @@ def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.rando
     log_q = np.where(cols >= 0, np.log(np.where(qv > 0, qv, 1.0)), -np.inf)
     counts = np.zeros((n_rows, width))
     step = max(1, _BLOCK // (samples * width))
-    for a in range(0, n_rows, step):
+    for a in progress(range(0, n_rows, step), desc=f"Monte Carlo, {samples} samples per row", unit="block"):
         b = min(a + step, n_rows)
         M = rng.gumbel(size=(b - a, samples, 1))
         U = _condition(log_p[a:b, None, :], (pv[a:b] > 0)[:, None, :], (cols[a:b] == k)[:, None, :], M,

@@ -116,7 +116,7 @@ class Step:
         return self.matrix()
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class CounterfactualMDP:
     """A non-stationary counterfactual MDP of an observed path (module docs).
 
@@ -166,6 +166,10 @@ class CounterfactualMDP:
     @property
     def n_transitions(self) -> int:
         return sum(step.entries.size for step in self.steps)
+
+    def __repr__(self) -> str:
+        return (f"<CounterfactualMDP of a {self.horizon}-step path on {self.model.source}: {self.kind} rows "
+                f"({self.method}), {self.n_pairs} (t, s) pairs, {self.n_rows} rows>")
 
     def transitions(self, t: int) -> sp.csr_matrix:
         """Step t's point rows (for interval rows: the lower bounds) with model indices: one row per model choice,

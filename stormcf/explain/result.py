@@ -123,14 +123,14 @@ class ExplanationResult(Report):
     def lines(self, max_explanations: int = 10) -> list[str]:
         p = self.problem
         goal = f"{p.optimization.word}d"
-        out = [f"observed path: {p.T} steps, outcome o(τ) = {format_value(self.observed_outcome)} "
-               f"(reward \"{p.reward_name}\", {goal})"]
+        out = [f"observed path: {p.T} steps, outcome (total reward) {format_value(self.observed_outcome)} "
+               f"(reward model \"{p.reward_name}\", {goal})"]
         estimator = ("exact Gumbel-max probabilities (closed form)" if p.estimator == "exact" else
                      f"Gumbel-max probabilities estimated by Monte Carlo (d = {p.samples} per step, seed {p.seed})")
         out.append(f"counterfactual MDP: {estimator}; {self.cfmdp.n_pairs} reachable (t, s) pairs, "
                    f"{self.cfmdp.n_rows} rows")
         values = ", ".join("infeasible" if v is None else format_value(v) for v in self.values_by_k().values())
-        out.append(f"h(s0, T, k) for k = 0..{p.k_max}: {values}")
+        out.append(f"best expected outcome with at most k changed actions, k = 0..{p.k_max}: {values}")
         checked = (f" (Storm on the DTMC the policy induces: {format_value(self.value)})"
                    if self.check("policy") else " (not re-checked by Storm)")
         out.append(f"best policy with at most k = {p.k} changes: expected outcome {format_value(self.value)}{checked}")
@@ -169,7 +169,7 @@ def _summary_lines(s: ExplanationSummary, p: ExplanationProblem, limit: int) -> 
     out = [f"explanations: {s.n} counterfactual paths sampled from the policy (seed {s.seed}; frequencies and means "
            f"are Monte Carlo estimates), {len(s.explanations)} distinct action sequence(s) besides the observed one"]
     if s.explanations:
-        out.append("  freq      mean o(τ')   changes (t: from -> to)")
+        out.append("  freq      mean outcome changes (t: from -> to)")
     for e in s.explanations[:limit]:
         out.append(f"  {100 * e.frequency:6.2f}%   {format_value(e.mean_outcome):<11}  {e.changes_text()}")
     if len(s.explanations) > limit:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..counterfactual_mdp import (CounterfactualMDP, Policy, UnrolledModel, evaluate, gumbel_cfmdp, occupancy,
                                   optimal_policy, sample_paths, unroll)
+from ..limits import require_memory
 from ..modes import Nature
 from .baselines import BASELINES, baseline_policy
 from .problem import ExplanationError, ExplanationProblem
@@ -62,6 +63,10 @@ def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanat
     start = time.perf_counter()
     if explanations < 0:
         raise ExplanationError(f"the number of sampled explanations must be >= 0, got {explanations}")
+    if explanations:
+        # the sampled paths: states, choices, changes used and flags per step, and their sorting in the summary
+        require_memory(explanations * problem.T * 64, f"{explanations} sampled counterfactual paths of "
+                                                      f"{problem.T} steps")
     k, opt = problem.k, problem.optimization
     cfmdp = counterfactual_mdp(problem)
     policy = k_change_dp(problem, cfmdp)

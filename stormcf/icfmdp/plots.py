@@ -5,24 +5,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import StormcfError
+from ..plotting import pyplot, save_figure
 from .result import ICFMDPResult, values_on_path
 
 
-def _pyplot():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise StormcfError("plots need matplotlib: pip install matplotlib (or stormcf[all])") from None
-    return plt
-
-
-def plot_analysis(analysis: ICFMDPResult, out: str | Path) -> None:
+def plot_analysis(analysis: ICFMDPResult, out: str | Path) -> str:
     """Two panels per step t: the mean bound width of the ICFMDP (transitions with UB > 0), and the values
-    V_t(s_t) in the observed states of the robust (worst case), optimistic and Gumbel-max policies."""
-    plt = _pyplot()
+    V_t(s_t) in the observed states of the robust (worst case), optimistic and Gumbel-max policies. Returns the image
+    format written (:func:`stormcf.plotting.save_figure`)."""
+    plt = pyplot()
     ic = analysis.icfmdp
     steps = np.arange(ic.horizon)
     widths = [float((s.upper - s.lower)[s.upper > 0].mean()) if (s.upper > 0).any() else 0.0 for s in ic.steps]
@@ -36,5 +27,4 @@ def plot_analysis(analysis: ICFMDPResult, out: str | Path) -> None:
     right.set(xlabel="step t", ylabel="value from the observed state s_t", title="counterfactual values")
     right.legend()
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    return save_figure(fig, out)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..counterfactual_mdp import ESTIMATORS, CounterfactualMDP, build_cfmdp
+from ..counterfactual_mdp.gumbel import require_sample_memory
 from ..errors import OptionError, SolverError
 from ..model import ExplicitModel
 from ..modes import Optimization
@@ -125,6 +126,8 @@ class ICFMDPProblem:
                                                                                              else 0):
                 raise OptionError(f"{name} must be an integer >= {1 if name == 'samples' else 0}, got {value!r}")
         self.model.step_rewards(self.reward)          # unknown reward models, transition rewards: PropertyError
+        if self.baseline is not None and self.estimator == "mc":
+            require_sample_memory(self.model, int(self.samples))
 
     @property
     def model(self):

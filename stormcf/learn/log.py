@@ -38,6 +38,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ..errors import LogError
+from ..examples import readable_file
 
 #: the implicit action of a step the process takes by itself
 CONTINUE = "continue"
@@ -173,10 +174,8 @@ def _codes(values: list[str], sort: bool) -> tuple[tuple[str, ...], np.ndarray]:
 def read_log(path: str | Path, actions: Iterable[str] | None = None) -> EventLog:
     """Read an event log: CSV in the paired or the activity form (told apart by the header), or XES (``.xes``,
     ``.xes.gz``, through pm4py). The activity form needs ``actions``: the activities that are actions."""
-    p = Path(path)
+    p = readable_file(path, LogError)
     name = str(path)
-    if not p.is_file():
-        raise LogError(f"{name}: {'is a directory, not a file' if p.is_dir() else 'file not found'}")
     actions = None if actions is None else list(actions)
     if p.name.lower().endswith((".xes", ".xes.gz")):
         from .xes import read_xes

@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import PathError
+from ..limits import require_memory
 from ..model import ExplicitModel
 from ..paths import draw_successors
 from ..strategy import Strategy
@@ -36,6 +37,7 @@ def sample_log(model: ExplicitModel, strategy: Strategy, cases: int, seed: int =
         raise PathError("the strategy belongs to another model")
     if cases < 1 or max_steps < 1:
         raise PathError(f"need at least one case and one step, got {cases} cases and max_steps {max_steps}")
+    require_memory(cases * 10 * 8, f"{cases} sampled cases")   # per case and step: a few int64 and float64 entries
     rng = np.random.default_rng(seed)
     sigma = strategy.matrix()
     P = model.transitions

@@ -28,6 +28,8 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from .. import interrupt
+from ..console import progress
 from .decoder import Evaluation, Plans, concatenate, concatenate_plans, decode
 from .problem import RecourseError, ValueDomain
 
@@ -95,6 +97,7 @@ class GAResult:
     evaluations: int
     seconds: float
     feasible_found: bool
+    interrupted: bool = False                  # stopped by the user before the last generation
 
 
 # ================================================================================================ dominance
@@ -198,7 +201,11 @@ def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings()) -> GAResu
                           settings.dedupe)
     evaluations = len(genotypes)
     feasible_found = bool(population.evaluation.feasible.any())
-    for _ in range(settings.generations - 1):
+    generations = 1
+    for _ in progress(range(settings.generations - 1), desc="BRKGA generations", unit="generation"):
+        if interrupt.requested():
+            break
+        generations += 1
         elites = population.take(np.flatnonzero(population.elite))
         children = _mate(rng, population.genotypes, population.elite, settings)
         fresh = np.vstack([children, rng.random((settings.n_mutants, n_genes))])
@@ -208,7 +215,8 @@ def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings()) -> GAResu
                               settings.dedupe)
         feasible_found |= bool(population.evaluation.feasible.any())
     front = np.flatnonzero(population.elite & population.evaluation.feasible)
-    return GAResult(population, front, settings.generations, evaluations, time.perf_counter() - start, feasible_found)
+    return GAResult(population, front, generations, evaluations, time.perf_counter() - start, feasible_found,
+                    generations < settings.generations)
 
 
 def _joined(a: Population, b: Population) -> Population:

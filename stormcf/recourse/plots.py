@@ -8,7 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import StormcfError
+from ..plotting import pyplot, save_figure
 from .result import RecourseResult
 
 
@@ -21,26 +21,15 @@ def action_flows(plans: Sequence[Sequence[str]]) -> tuple[list[Counter], list[Co
     return at, flows
 
 
-def plot_result(result: RecourseResult, out: str | Path) -> None:
+def plot_result(result: RecourseResult, out: str | Path) -> str:
     """The front (cost vs Gower, Storm's least cost and achievable set when known) and the action-by-position
-    chart, side by side, into ``out`` (PNG, PDF, SVG by suffix)."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise StormcfError("--plot needs matplotlib (pip install 'stormcf[all]')") from None
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.8))
+    chart, side by side, into ``out`` (PNG, PDF, SVG by suffix); returns the image format written."""
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(12, 4.8))
     _front(left, result)
     _sankey(right, [p.actions for p in result.front])
     fig.suptitle(f"recourse for {result.problem_name}")
     fig.tight_layout()
-    try:
-        fig.savefig(out, dpi=130)
-    except OSError as err:
-        raise StormcfError(f"{out}: cannot write the plot ({err.strerror})") from None
-    finally:
-        plt.close(fig)
+    return save_figure(fig, out, dpi=130)
 
 
 def _front(ax, result: RecourseResult) -> None:

@@ -53,7 +53,8 @@ class RecourseResult(Report):
             cost is lower than the GA's cheapest: the gap is reported and Storm's plan is on the front),
             ``feasible`` (no exact answer applies: continuous values or a stochastic model), ``infeasible``
             (Storm proves that no plan reaches acceptance), ``timeout`` (the GA's generations ran out before a
-            feasible plan was found, and no exact answer applies), ``trivial`` (x_0 is already accepted).
+            feasible plan was found, and no exact answer applies), ``trivial`` (x_0 is already accepted),
+            ``interrupted`` (stopped by the user: the front of the generations run so far, each plan checked).
         front: the plans, cheapest first (then by Gower).
         optimal_cost: Storm's least cost ``R{"cost"}min=? [F "accept"]`` on the plan MDP, where it is the exact
             optimum over plans (finite values, deterministic effects); else None.

@@ -42,7 +42,10 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
     rows = sorted_front(ga)
     candidates = [(ga.population.plans.take(np.array([k])), "GA") for k in rows]
     exact_answer, notes = None, []
-    if exact:
+    if ga.interrupted:
+        notes.append(f"stopped by the user after {ga.generations} of {settings.generations} generations"
+                     + ("; Storm's least cost was not computed" if exact else ""))
+    if exact and not ga.interrupted:
         tick = time.perf_counter()
         exact_answer, notes = _exact(problem, max_states)
         timings["exact"] = time.perf_counter() - tick
@@ -56,7 +59,7 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
     ga_cost = min(ga_costs) if ga_costs else None
     _confirm_bound(optimal if optimal is not None else lower, checked)
     front = _non_dominated(checked, problem)
-    status = _status(front, optimal, ga_cost, exact_answer)
+    status = "interrupted" if ga.interrupted else _status(front, optimal, ga_cost, exact_answer)
     storm_front = None
     if achievable and optimal is not None:
         tick = time.perf_counter()

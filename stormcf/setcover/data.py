@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import StormcfError
+from ..examples import readable_file
+from ..limits import require_memory
+from ..report import write_npz
 from .family import label_agents
 from .problem import InstanceError, SetCoverInstance
 
@@ -104,11 +107,12 @@ class LabelledAgents:
         padded = np.full((len(self), max(width, 1)), -1, dtype=np.int16)
         for k, a in enumerate(self.actions):
             padded[k, :len(a)] = a
-        np.savez_compressed(path, X=self.X.astype(np.int8), actions=padded, cost=self.cost,
-                            instance=json.dumps(self.instance.to_dict()), info=json.dumps(self.info))
+        write_npz(path, X=self.X.astype(np.int8), actions=padded, cost=self.cost,
+                  instance=json.dumps(self.instance.to_dict()), info=json.dumps(self.info))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "LabelledAgents":
+        readable_file(path, StormcfError)
         try:
             with np.load(path, allow_pickle=False) as data:
                 instance = SetCoverInstance.from_dict(json.loads(str(data["instance"])), str(path))
@@ -160,6 +164,8 @@ def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.
              costs: str = "real", thresholds: str = "ones", method: str = "storm", max_size: int = 3,
              seed: int = 0) -> LabelledAgents:
     """The paper's data set: instance, agent pool, labels (see the module docstring)."""
+    # the instance's effects (actions x n) and the pool's draws (draws x n), a few float64 copies of each
+    require_memory(4 * 8 * n * (actions + draws), f"{draws} agents of {n} features and {actions} actions")
     instance = paper_instance(n, actions, p_a, costs, thresholds, seed)
     X = agent_pool(instance, draws, p_f, seed + 1)
     data = label(instance, X, method, max_size)

@@ -26,6 +26,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from .. import storm
+from ..console import solver_logs
 from ..errors import SolverError
 from ..model import ExplicitModel
 from .branch import Covering, search, tolerance
@@ -207,7 +208,7 @@ def _milp(problem: SetCoverProblem, extra: list, objective: np.ndarray | None = 
         lb[i] = ub[i] = v
     cons = [LinearConstraint(problem.coverage().T.astype(float), lb=problem.deficit().astype(float), ub=np.inf)]
     res = milp(inst.expected_costs if objective is None else objective, constraints=cons + extra,
-               integrality=np.ones(inst.n_actions), bounds=Bounds(lb, ub), options={"mip_rel_gap": 1e-10})
+               integrality=np.ones(inst.n_actions), bounds=Bounds(lb, ub), options={"mip_rel_gap": 1e-10, "disp": solver_logs()})
     if res.status == 1:
         raise SolverError("HiGHS reached a limit before proving optimality")
     return None if res.x is None or res.status != 0 else np.round(res.x).astype(np.int64)

@@ -29,7 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from ..console import progress
 from ..errors import StormcfError
+from ..examples import readable_file
+from ..report import write_npz
 from .data import LabelledAgents
 from .engines import greedy_completion, lp_bound, run_engine
 from .problem import TIE_TOLERANCE, SetCoverInstance, SetCoverProblem
@@ -190,10 +193,11 @@ class Generator:
             meta.update(layers=len(self.network.weights), output=self.network.output)
         if self.train_X is not None:
             arrays.update(train_X=np.packbits(self.train_X.astype(bool), axis=1), train_y=self.train_y)
-        np.savez_compressed(path, meta=json.dumps(meta), **arrays)
+        write_npz(path, meta=json.dumps(meta), **arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Generator":
+        readable_file(path, GeneratorError)
         try:
             with np.load(path, allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))
@@ -369,7 +373,8 @@ def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify
     raw_cost = np.array([inst.cost(r) for r in raw])
     ratio = raw_cost[valid] / np.maximum(test.cost[valid], 1e-300)
     start = time.perf_counter()
-    kept = [guarantee(SetCoverProblem(inst, x), c, certify) for x, c in zip(test.X, candidates)]
+    kept = [guarantee(SetCoverProblem(inst, x), c, certify)
+            for x, c in progress(zip(test.X, candidates), total=len(test.X), desc="guarantees", unit="agent")]
     wrap = (time.perf_counter() - start) / max(1, len(test))
     cost = np.array([g.cost for g in kept])
     after = cost / np.maximum(test.cost, 1e-300)

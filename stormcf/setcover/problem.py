@@ -24,17 +24,16 @@ Everything is validated once, here; the messages name the file, the action and t
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import InstanceError, StateError
+from ..examples import read_json
 
 #: optimal-cost ties and optimality are decided within this relative tolerance (of max(1, |cost|))
 TIE_TOLERANCE = 1e-9
@@ -168,15 +167,7 @@ class SetCoverInstance:
     @classmethod
     def load(cls, path: str | os.PathLike) -> "SetCoverInstance":
         """Read an instance file (JSON)."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as err:
-            raise InstanceError(f"{path}: cannot read the instance file: {err.strerror}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise InstanceError(f"{path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
-        return cls.from_dict(data, str(path))
+        return cls.from_dict(read_json(path, InstanceError), str(path))
 
     def to_dict(self) -> dict[str, Any]:
         """The instance as the JSON object of an instance file."""

@@ -19,6 +19,7 @@ from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelCo
 
 from ..errors import StormcfError
 from ..model import ExplicitModel, RewardModel
+from .extract import scratch_error
 from .handle import StormHandle, _storm_message, copy_model
 
 
@@ -257,12 +258,15 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_
                                    "branch-probability-type": value_type, "time": "discrete"}}
     files = {"index.json": json.dumps(index).encode(), **files}
     with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
-        path = Path(tmp) / "model.umb"
-        with tarfile.open(path, "w") as tar:
-            for name, data in files.items():
-                info = tarfile.TarInfo(name)
-                info.size = len(data)
-                tar.addfile(info, io.BytesIO(data))
+        path = Path(tmp) / "imdp.umb"
+        try:
+            with tarfile.open(path, "w") as tar:
+                for name, data in files.items():
+                    info = tarfile.TarInfo(name)
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+        except OSError as err:
+            raise scratch_error(err.strerror) from None
         try:
             return stormpy.build_model_from_umb(str(path))
         except Exception as err:

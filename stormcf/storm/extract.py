@@ -16,9 +16,9 @@ from stormpy.developer import storage as _storage
 
 from stormpy.models import SparseRewardModel
 
-from ..errors import ModelError, StormcfError
+from ..errors import ModelError, OutputError, StormcfError
 from ..model import ExplicitModel, RewardModel
-from .handle import StormHandle, _mask, copy_model
+from .handle import StormHandle, _mask, _storm_message, copy_model
 from .rewards import transition_rewards
 
 
@@ -28,9 +28,18 @@ def _arrays_by_umb(model) -> dict:
     options.compression = _sio.CompressionMode.NO_COMPRESSION
     with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
         file = Path(tmp) / "model.umb"
-        _sio.export_to_umb(model, str(file), options=options)
+        try:
+            _sio.export_to_umb(model, str(file), options=options)
+        except Exception as err:                   # a full disk or a file-size limit in the temporary folder
+            raise scratch_error(_storm_message(err)) from None
         with tarfile.open(file) as tar:
             return _decode_umb(tar, model)
+
+
+def scratch_error(reason: str) -> OutputError:
+    """The temporary folder (``$TMPDIR``) cannot hold the model file Storm and stormcf exchange."""
+    return OutputError(f"cannot write the temporary model file in {tempfile.gettempdir()} ({reason}); "
+                       f"set TMPDIR to a folder with space")
 
 
 def _decode_umb(tar: tarfile.TarFile, model) -> dict:

@@ -78,8 +78,12 @@ def set_labels(labeling, labels: Mapping[str, np.ndarray], n: int) -> None:
         labeling.set_states(name, BitVector(n, np.flatnonzero(mask).tolist()))
 
 
-def _storm_message(text: str) -> str:
-    """Storm's message without the exception class prefix, on one line."""
+def _storm_message(text: str | BaseException) -> str:
+    """Storm's message without the exception class prefix, on one line. Storm running out of memory
+    (``std::bad_alloc``, a :class:`MemoryError` in Python) is no message about the input: it is raised again, for the
+    caller (the command line) to report as such."""
+    if isinstance(text, MemoryError):
+        raise text
     text = re.sub(r"^\w+(Exception|Error): ", "", str(text).strip())
     return " ".join(text.split())
 

@@ -43,7 +43,9 @@ def test_icfmdp_paths_table_json_lines_and_exit_code(cli, sepsis_paths, tmp_path
     documents = json_lines(out_file)
     assert [d["batch"]["index"] for d in documents] == list(range(8))
     first_path = tmp_path / "p0.json"
-    first_path.write_text(json.dumps(json.loads(Path(sepsis_paths).read_text().splitlines()[0])))
+    first = json.loads(Path(sepsis_paths).read_text().splitlines()[0])
+    first.pop("id")                                                  # the batch's key, not part of a path file
+    first_path.write_text(json.dumps(first))
     assert same(documents[0], single(cli, "icfmdp", SEPSIS, "--path", first_path, "--reward", "r"))
 
 
@@ -148,3 +150,13 @@ def test_json_lines_on_the_real_stdout_keep_solver_banners_out(tmp_path):
     assert done.returncode == 0
     documents = [json.loads(line) for line in done.stdout.splitlines()]
     assert [d["batch"]["index"] for d in documents] == [0, 1] and [d["status"] for d in documents] == ["optimal"] * 2
+
+
+def test_batch_lines_are_read_as_strictly_as_files(tmp_path):
+    """A line with a key given twice is that item's error (as a path file with it would be), not a silent choice."""
+    from stormcf.batch import read_jsonl
+    file = tmp_path / "dup.jsonl"
+    file.write_text('{"states": [0], "states": [1]}\n{"a": NaN}\n')
+    first, second = read_jsonl(str(file))
+    assert first.error is not None and "appears twice" in first.error and first.error.startswith(f"{file}:1")
+    assert second.error is not None and second.error.startswith(f"{file}:2")

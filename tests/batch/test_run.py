@@ -39,7 +39,7 @@ def test_icfmdp_batch_equals_single_runs_and_bad_items_do_not_stop_it(sepsis, se
     assert [o.index for o in outcomes] == list(range(8))
     assert [o.status for o in outcomes] == ["ok"] * 6 + ["error"] * 2
     for item, outcome in zip(items[:6], outcomes):
-        path = stormcf.ObservedPath.from_dict(sepsis, item.data, item.where)
+        path = stormcf.ObservedPath.from_dict(sepsis, item.content, item.where)
         single = to_json_data(solve_icfmdp(ICFMDPProblem(path, "r")).to_dict())
         document = dict(outcome.document)
         assert document.pop("batch") == {"index": item.index, "input": item.where, "id": item.id}
@@ -56,7 +56,7 @@ def test_explain_batch_equals_single_runs(sepsis, sepsis_paths):
     items = read_jsonl(str(sepsis_paths), PathError)[:3]
     task = explain_task(explanations=100, reward_model="r", k=2)
     for item, outcome in zip(items, run_batch(ModelFile(SEPSIS), task, items)):
-        path = stormcf.ObservedPath.from_dict(sepsis, item.data, item.where)
+        path = stormcf.ObservedPath.from_dict(sepsis, item.content, item.where)
         single = to_json_data(explain_path(ExplanationProblem(path, "r", k=2), explanations=100).to_dict())
         assert without_times({k: v for k, v in outcome.document.items() if k != "batch"}) == without_times(single)
 
@@ -67,7 +67,7 @@ def test_check_batch_under_every_strategy(loan_strategies):
     props = ['P=? [F "rejected"]', 'P<=0.42 [F "rejected"]']
     outcomes = list(run_batch(ModelFile(LOAN), check_task(props), items))
     assert [o.status for o in outcomes] == ["violated", "holds", "error"]
-    impatient = stormcf.Strategy.from_dict(loan, items[1].data)
+    impatient = stormcf.Strategy.from_dict(loan, items[1].content)
     single = to_json_data(check_properties(loan, props, impatient, strategy_source=items[1].where).to_dict())
     assert without_times({k: v for k, v in outcomes[1].document.items() if k != "batch"}) == without_times(single)
     assert outcomes[1].document["results"][0]["value"] == pytest.approx(0.411, abs=1e-9)       # seed 000, Fig. 1

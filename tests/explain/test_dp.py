@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import stormcf
 from random_models import random_mdps
 from stormcf.explain import counterfactual_mdp, k_change_dp
+from stormcf.explain.problem import ExplanationError
 from stormcf.explain.synthetic import bellman_policy, synthetic_episode, synthetic_prism, synthetic_transitions
 
 from .conftest import exact_value, expectimax, load_synthetic, problem, synthetic_path
@@ -101,10 +102,12 @@ def _unconstrained(cf):
 
 
 def test_horizon_one(tmp_path):
-    """T = 1: h = max_a R(s_0, a) for k >= 1 and R(s_0, a_0) for k = 0."""
+    """T = 1: h = max_a R(s_0, a) for k = 1 and R(s_0, a_0) for k = 0; a budget beyond the T = 1 step is refused."""
     model = stormcf.load_model(stormcf.example_path("adaptive.prism"))
     path = stormcf.ObservedPath.from_dict(model, {"steps": [{"state": {"s": 0}, "action": "a1"}]})
-    assert values(path, "r", 2) == [0.0, 2.0, 2.0]
+    assert values(path, "r", 1) == [0.0, 2.0]
+    with pytest.raises(ExplanationError, match="exceeds the path's 1 steps"):
+        problem(path, "r", 2)
 
 
 def test_o9_deterministic_case_equals_enumeration(tmp_path):
@@ -159,11 +162,12 @@ def test_o10_relabelling_invariance(tmp_path):
 @given(random_mdps(max_states=5), st.integers(2, 5), st.integers(0, 10**6), st.booleans())
 def test_dp_equals_expectimax_on_random_models(mdp, T, seed, minimize):
     """Random MDPs with state-dependent action sets (so the observed action is not always enabled), random paths:
-    the DP equals the plain recursion of the notes (O7), for every k <= 3, maximizing and minimizing."""
+    the DP equals the plain recursion of the notes (O7), for every k <= min(3, T), maximizing and minimizing."""
     with tempfile.TemporaryDirectory() as folder:
         model = stormcf.load_model(mdp.write(Path(folder)))
     path = stormcf.paths.simulate(model, stormcf.Strategy.uniform(model), T, seed)
-    policy = k_change_dp(problem(path, "r", 3, minimize=minimize))
-    for j in range(4):
+    budget = min(3, T)
+    policy = k_change_dp(problem(path, "r", budget, minimize=minimize))
+    for j in range(budget + 1):
         oracle = expectimax(path, "r", j, minimize)
         assert policy.value(j) == pytest.approx(oracle, rel=1e-12, abs=1e-12) or policy.value(j) == oracle

@@ -19,7 +19,7 @@ def test_text_output(cli):
     code, out, err = cli("explain-path", TREAT, "--path", TREAT_PATH, "--reward", "health", "--k", "1",
                          "--k-max", "3", "--verify", "--baselines", "--explanations", "500")
     assert code == 0 and err == ""
-    assert "h(s0, T, k) for k = 0..3: 3, 3.6, 4.2, 4.2" in out
+    assert "best expected outcome with at most k changed actions, k = 0..3: 3, 3.6, 4.2, 4.2" in out
     assert "expected outcome 3.6 (Storm on the DTMC the policy induces: 3.6)" in out
     assert "1: coin -> drug" in out and "agrees with the DP" in out and "baseline greedy" in out
 
@@ -28,7 +28,7 @@ def test_json_keys_and_values(tmp_path, cli):
     out_file = tmp_path / "r.json"
     code, out, _ = cli("explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--reward", "r", "--k", "2",
                        "--k-max", "3", "--json", str(out_file), "--seed", "4")
-    assert code == 0 and "h(s0, T, k)" in out
+    assert code == 0 and "best expected outcome with at most k changed actions" in out
     data = json.loads(out_file.read_text())
     for key in ("path", "value", "values_by_k", "improvement", "explanations", "policy", "timings"):
         assert key in data
