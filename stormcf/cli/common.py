@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .. import console
-from ..batch import COLUMNS, BatchSummary, Item, ModelFile, Source, Task, backend, run_batch
-from ..errors import OptionError, OutputError
+from ..batch import COLUMNS, BatchSummary, Item, ModelFile, Source, Task, backend, read_jsonl, run_batch
+from ..errors import OptionError, OutputError, PathError
+from ..examples import read_json
 from ..model import ExplicitModel
 from ..plotting import figure_format
 from ..report import Report, json_lines, write_json
@@ -198,6 +199,17 @@ def run_batch_command(args: argparse.Namespace, source: Source, task: Task, item
         if args.json:
             print(f"JSON lines written to {args.json}")
     return summary
+
+
+def run_on_paths(args: argparse.Namespace, task: Task, plot: Callable[[Report, str], str] | None = None) -> int:
+    """A command on observed paths: one (``--path``: the result, with ``--plot``) or a batch (``--paths``)."""
+    if args.paths:
+        if args.plot:
+            raise OptionError("--plot draws one analysis; it does not apply to --paths")
+        return batch_exit_code(run_batch_command(args, model_file(args), task, read_jsonl(args.paths, PathError)))
+    require_single(args, "--paths")
+    emit(task(model_from_args(args), read_json(args.path, PathError), args.path), args, plot=plot)
+    return 0
 
 
 def batch_exit_code(summary: BatchSummary) -> int:

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import explain_task, read_jsonl
+from ..batch import explain_task
 from ..counterfactual_mdp import ESTIMATORS
-from ..errors import OptionError, PathError
-from ..examples import read_json
 from ..explain import parse_pins
 from ..modes import Optimization
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, batch_exit_code,
-                     emit, model_file, model_from_args, non_negative_int, positive_int, require_single,
-                     run_batch_command)
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
+                     positive_int, run_on_paths)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,13 +57,7 @@ def run(args: argparse.Namespace) -> int:
                         samples=args.mc_samples, seed=args.seed, pins=parse_pins(args.pin),
                         forbidden=frozenset(args.forbid),
                         optimization=Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE)
-    if args.paths:
-        if args.plot:
-            raise OptionError("--plot draws one analysis; it does not apply to --paths")
-        return batch_exit_code(run_batch_command(args, model_file(args), task, read_jsonl(args.paths, PathError)))
-    require_single(args, "--paths")
-    emit(task(model_from_args(args), read_json(args.path, PathError), args.path), args, plot=_plot)
-    return 0
+    return run_on_paths(args, task, plot=_plot)
 
 
 def _plot(result, out: str) -> str:
