@@ -24,7 +24,8 @@ BOUND = 'P<=0.2 [F "rejected"]'
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo-learn", help="learn the loan MDP back from a sampled log; counterfactuals side by side")
-    p.add_argument("--cases", type=positive_int, default=5000, metavar="N", help="cases in the sampled log (default 5000)")
+    p.add_argument("--cases", type=positive_int, default=5000, metavar="N",
+                   help="cases in the sampled log (default 5000)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sampled log (default 0)")
     add_output_argument(p, "--dir", kind="directory", metavar="DIR",
                         help="keep the log, the learned model and strategy in DIR")

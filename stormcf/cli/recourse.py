@@ -30,17 +30,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     data.add_argument("--instances", metavar="FILE.jsonl", help='a batch: one instance per line, I or '
                       '{"instance": I}')
     data.add_argument("--scf", action="store_true", help="minimize the plain effort (the paper's scf), no discount")
-    data.add_argument("--grid", type=positive_int, metavar="K", help="discretise every value interval into K values (then "
-                      "Storm's least cost applies)")
+    data.add_argument("--grid", type=positive_int, metavar="K",
+                      help="discretise every value interval into K values (then Storm's least cost applies)")
     data.add_argument("--authors-rounding", action="store_true",
                       help="the authors' roundings (states 3, efforts 4, Gower 2 decimals, changes >= 0.1)")
     ga = p.add_argument_group("BRKGA (defaults: the paper's)")
     ga.add_argument("--objectives", default=",".join(OBJECTIVES), metavar="LIST",
                     help="cost,gower,freq or a subset with cost (default all)")
     ga.add_argument("--seed", type=non_negative_int, default=1, help="seed of the GA (default 1)")
-    ga.add_argument("--generations", type=positive_int, default=150, metavar="G", help="default 150 (with the initial one)")
-    ga.add_argument("--offspring", type=positive_int, default=400, metavar="N", help="children per generation (default 400)")
-    ga.add_argument("--mutants", type=non_negative_int, default=100, metavar="N", help="mutants per generation (default 100)")
+    ga.add_argument("--generations", type=positive_int, default=150, metavar="G",
+                    help="default 150 (with the initial one)")
+    ga.add_argument("--offspring", type=positive_int, default=400, metavar="N",
+                    help="children per generation (default 400)")
+    ga.add_argument("--mutants", type=non_negative_int, default=100, metavar="N",
+                    help="mutants per generation (default 100)")
     ga.add_argument("--bias", type=float, default=0.7, metavar="RHO", help="P(gene from the elite) (default 0.7)")
     ga.add_argument("--dedupe", choices=("objectives", "phenotype"), default="objectives",
                     help="duplicates are equal objective vectors (the authors') or equal plans")

@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("setcover-evaluate", help="evaluate a learned CFE generator on labelled agents")
     p.add_argument("generator", metavar="GEN.npz", help="generator from setcover-learn")
     p.add_argument("data", metavar="DATA.npz", help="labelled agents (e.g. GEN.test.npz from setcover-learn)")
-    p.add_argument("--top-k", type=positive_int, default=1, help="mc/knn: cheapest valid of the k best CFEs (default 1)")
+    p.add_argument("--top-k", type=positive_int, default=1,
+                   help="mc/knn: cheapest valid of the k best CFEs (default 1)")
     p.add_argument("--certify", choices=("lp",) + EXACT, default=None,
                    help="bound the optimality gap of every answer: LP relaxation or an exact engine")
     add_json_argument(p)

@@ -17,7 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_output_argument(d, "out", metavar="OUT.npz", help="labelled data set (agents, CFEs, costs, the instance)")
     d.add_argument("--features", "-n", type=positive_int, default=20, help="n (default 20)")
     d.add_argument("--actions", "-A", type=positive_int, default=100, help="A (default 100)")
-    d.add_argument("--draws", type=positive_int, default=100_000, help="agents drawn before de-duplication (default 100000)")
+    d.add_argument("--draws", type=positive_int, default=100_000,
+                   help="agents drawn before de-duplication (default 100000)")
     d.add_argument("--p-f", type=float, default=0.68, help="feature probability (default 0.68)")
     d.add_argument("--p-a", type=float, default=0.5, help="effect probability (default 0.5)")
     d.add_argument("--costs", choices=COST_MODES, default="real", help="coordinate costs (default real: U(0, n))")
@@ -37,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hidden", default="256,256", help="hidden layer widths (default 256,256)")
     p.add_argument("--max-iter", type=positive_int, default=200, help="epochs at most (default 200; early stopping)")
     p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")
-    p.add_argument("--min-frequency", type=non_negative_int, default=0, help="keep CFEs seen more than this (>10, >40 sets)")
+    p.add_argument("--min-frequency", type=non_negative_int, default=0,
+                   help="keep CFEs seen more than this (>10, >40 sets)")
     p.add_argument("--augment", type=non_negative_int, default=0, metavar="TARGET",
                    help="Algorithm 1: augment CFEs seen fewer than TARGET times in the training split")
     p.add_argument("--test", type=float, default=0.2, help="held-out share saved beside the generator (default 0.2)")
