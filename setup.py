@@ -15,11 +15,18 @@ setup(
     packages=find_packages(include=["stormcf", "stormcf.*"]) + ["stormcf.prism_models"],
     # the example models live at the top level (prism_models/) and ship inside the package
     package_dir={"stormcf.prism_models": "prism_models"},
-    package_data={"stormcf.prism_models": ["*.prism", "*.json"]},
-    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10"],
+    package_data={"stormcf.prism_models": ["*.prism", "*.json"],
+                  # UCI Adult and German credit (CC BY 4.0, attribution in data/README.txt) and example models
+                  "stormcf.recourse": ["data/*.gz", "data/*.names", "data/README.txt", "models/*.prism"]},
+    # HiGHS ships with scipy (scipy.optimize.milp/linprog): the core install solves every analysis
+    install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "scikit-learn>=1.3", "aalpy>=2.0",
+                      "joblib>=1.3", "tqdm>=4.60"],
     extras_require={
-        "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib"],
-        "test": ["pytest", "hypothesis"],
+        "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib", "dask[distributed]"],   # solvers `auto` prefers
+        "plot": ["matplotlib"],
+        "dask": ["dask[distributed]"],
+        "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency
+        "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel"],   # the tutorial notebook runs in a test
     },
     entry_points={"console_scripts": ["stormcf=stormcf.cli:main"]},
 )

@@ -19,7 +19,8 @@ claimed optimum, or a claimed lower bound above a valid strategy, is reported as
     python scripts/bench_counterfactual.py --models process5700 --strategies 2 --direct-limit 60
     python scripts/bench_counterfactual.py --models zeroconf,consensus4,resource-gathering
 
-Models: ``process<N>`` (scripts/process_mdp.py, seed 1, bad outcome "negative"), ``loan``, ``slipgrid`` (stormpy),
+Models: ``process<N>`` (scripts/process_mdp.py, seed 1, bad outcome "negative"), ``loan``, and stormpy's ``coin``
+(coin2-2.nm, bad: finished and not agreed), ``slipgrid`` (bad: "goal"), ``firewire`` (delay=3, bad: "elected"),
 and the QVBS models of tests/data/qvbs: ``zeroconf`` (N=20, K=2, reset), ``consensus4`` (K=2), ``resource-gathering``
 (B=200, 15 gold, 15 gems). Times are wall-clock seconds; every solver runs on one thread.
 """
@@ -39,6 +40,7 @@ from stormcf.counterfactual.analysis import preanalyse
 from stormcf.counterfactual.backends import backend
 from stormcf.counterfactual.programs import paper_program
 from stormcf.distance import strategy_distance
+from stormcf.storm import stormpy_example
 
 sys.path.insert(0, str(Path(__file__).parent))
 from process_mdp import process_mdp  # noqa: E402
@@ -49,26 +51,26 @@ QVBS = Path(__file__).parent.parent / "tests" / "data" / "qvbs"
 
 
 def models(names: list[str]):
-    """(name, model, bad-outcome formula, constants-free properties to build with) for the requested models."""
+    """(name, model, bad-outcome formula) for the requested models."""
     for name in names:
         if name.startswith("process"):
             yield name, process_mdp(int(name[len("process"):]), seed=1), '"negative"'
         elif name == "loan":
             yield name, stormcf.load_model(stormcf.example_path("loan.prism")), '"rejected"'
+        elif name == "coin":
+            yield name, stormcf.load_model(stormpy_example("mdp", "coin2-2.nm")), '"finished" & !"agree"'
         elif name == "slipgrid":
-            yield name, stormcf.load_model(stormcf.storm.stormpy_example("mdp", "slipgrid.nm")), '"goal"'
+            yield name, stormcf.load_model(stormpy_example("mdp", "slipgrid.nm")), '"goal"'
+        elif name == "firewire":
+            yield name, stormcf.load_model(stormpy_example("mdp", "firewire.nm"), constants="delay=3,fast=0.5"), \
+                '"elected"'
         elif name == "zeroconf":
-            target = "(l=4 & ip=1)"
-            yield name, stormcf.load_model(QVBS / "zeroconf.prism", constants="N=20,K=2,reset=true",
-                                           properties=[f"P<=0.5 [F {target}]"]), target
+            yield name, stormcf.load_model(QVBS / "zeroconf.prism", constants="N=20,K=2,reset=true"), "(l=4 & ip=1)"
         elif name == "consensus4":
-            target = '"finished" & !"agree"'
-            yield name, stormcf.load_model(QVBS / "consensus.4.prism", constants="K=2",
-                                           properties=[f"P<=0.5 [F {target}]"]), target
+            yield name, stormcf.load_model(QVBS / "consensus.4.prism", constants="K=2"), '"finished" & !"agree"'
         elif name == "resource-gathering":
             yield name, stormcf.load_model(QVBS / "resource-gathering.pm",
-                                           constants="B=200,GOLD_TO_COLLECT=15,GEM_TO_COLLECT=15",
-                                           properties=["P<=0.5 [F attacked]"]), "attacked"
+                                           constants="B=200,GOLD_TO_COLLECT=15,GEM_TO_COLLECT=15"), "attacked"
         else:
             raise SystemExit(f"unknown model {name}")
 

@@ -34,10 +34,11 @@ def main() -> None:
     else:
         path, constants = example_path("grid.prism"), f"N={args.grid}"
     description = load._instantiate(load._parse_description(path, ".prism", str(path)), constants, str(path))
-    handle, t_build = _time(load._build, description, (), str(path))
+    build, t_build = _time(load._build, description, str(path))
+    handle = build.handle
     umb, t_umb = _time(extract._arrays_by_umb, handle.model)
     loop, t_loop = _time(extract._arrays_by_iteration, handle.model)
-    _, t_model = _time(extract._explicit_model, handle, umb, path.name, "valuation")
+    _, t_model = _time(extract._explicit_model, build, umb, path.name, "valuation")
     assert (umb["transitions"] != loop["transitions"]).nnz == 0 and np.array_equal(umb["row_groups"], loop["row_groups"])
     m = handle.model
     print(f"{path.name} ({constants}): {m.nr_states} states, {m.nr_choices} choices, {m.nr_transitions} transitions")

@@ -15,6 +15,11 @@ class ModelError(StormcfError):
     """The model file is missing, malformed, or not a model stormcf can work on."""
 
 
+class InstanceError(ModelError):
+    """An instance file of a non-PRISM front (a set-cover instance, a recourse problem) is malformed; the message
+    names the file and the field."""
+
+
 class ConstantsError(ModelError):
     """Undefined, unknown or ill-typed model constants (``--constants N=3,p=0.5``)."""
 
@@ -33,6 +38,28 @@ class StrategyError(StormcfError):
 
 class PathError(StormcfError):
     """An observed path is malformed or inconsistent with the model (the message names the step)."""
+
+
+class RecourseError(StormcfError):
+    """A malformed recourse problem: unknown feature, bad domain, x_0 outside the features, bad objective names."""
+
+
+class LearnError(StormcfError):
+    """Bad learning options: α outside (0, 2], an unknown observation in a label, an unknown action in a reward, ..."""
+
+
+class LogError(LearnError):
+    """An event log is unreadable or malformed (the message names the file and the line)."""
+
+
+class OptionError(StormcfError):
+    """An analysis option has an unknown or out-of-range value (a method or estimator name, a sample count, a size
+    too large for the model or the memory, ...)."""
+
+
+class OutputError(StormcfError):
+    """An output file cannot be written: its directory is missing or read-only, it names a directory, its name is
+    too long, its format is unknown, or the disk is full (the message names the file)."""
 
 
 class SolverError(StormcfError):

@@ -25,23 +25,92 @@ def list_examples() -> list[str]:
 def resolve_file(path: str | Path) -> Path:
     """Resolve a user-given file (model, strategy, path): as given if it exists; ``prism_models/<name>`` or a bare
     ``<name>`` falls back to the shipped example of that name, so the README's commands work after a plain
-    ``pip install`` too. Raises :class:`ModelError` for a missing file."""
+    ``pip install`` too. Raises :class:`ModelError` for a missing, unreadable or unnamable file."""
     p = Path(path)
-    if p.is_file():
-        return p
-    if p.parent in (Path("."), Path("prism_models")) and p.name in list_examples():
-        return example_path(p.name)
-    if p.is_dir():
-        raise ModelError(f"{path}: is a directory, not a file")
+    try:
+        if p.is_file():
+            _require_readable(p)
+            return p
+        if p.parent in (Path("."), Path("prism_models")) and p.name in list_examples():
+            return example_path(p.name)
+        if p.is_dir():
+            raise ModelError(f"{path}: is a directory, not a file")
+    except OSError as err:                        # a name too long, a loop of symbolic links, ...
+        raise ModelError(f"{path}: cannot read ({err.strerror})") from None
     raise ModelError(f"{path}: file not found")
 
 
-def read_json(path: str | Path, error: type[StormcfError]) -> Any:
-    """The JSON content of a user's file (resolved like :func:`resolve_file`); a missing file or invalid JSON raises
-    ``error`` with a one-line message naming the file."""
+def _require_readable(path: Path) -> None:
+    with open(path, "rb"):
+        pass
+
+
+def readable_file(path: str | Path, error: type[StormcfError]) -> Path:
+    """:func:`resolve_file`, raising ``error`` (one line naming the file) for a missing or unreadable file."""
     try:
-        return json.loads(resolve_file(path).read_text())
+        return resolve_file(path)
     except ModelError as err:
         raise error(str(err)) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+
+
+def read_text(path: str | Path, error: type[StormcfError]) -> str:
+    """The text of a user's file (resolved like :func:`resolve_file`); a missing, unreadable or non-UTF-8 file raises
+    ``error`` with a one-line message naming the file."""
+    try:
+        return resolve_file(path).read_text(encoding="utf-8")
+    except ModelError as err:
+        raise error(str(err)) from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: not a text file (not UTF-8)") from None
+    except OSError as err:
+        raise error(f"{path}: cannot read ({err.strerror})") from None
+
+
+#: JSON integers must fit the 64-bit integers of models and arrays
+INT_RANGE = (-2 ** 63, 2 ** 63 - 1)
+
+
+class _JSONContentError(ValueError):
+    pass
+
+
+def parse_json(text: str) -> Any:
+    """Strict JSON: no duplicate keys in an object, no ``NaN``/``Infinity``, integers within 64 bits. Raises
+    ``ValueError`` (``json.JSONDecodeError`` for syntax) with a one-line reason."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_int=_int64)
+    except RecursionError:
+        raise _JSONContentError("nested too deeply") from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _JSONContentError(f'the key "{key}" appears twice in one object')
+        data[key] = value
+    return data
+
+
+def _no_constant(name: str) -> Any:
+    raise _JSONContentError(f"{name} is not a JSON number")
+
+
+def _int64(text: str) -> int:
+    value = int(text) if len(text) <= 20 else None
+    if value is None or not INT_RANGE[0] <= value <= INT_RANGE[1]:
+        shown = text if len(text) <= 24 else f"{text[:12]}...{text[-6:]} ({len(text.lstrip('-'))} digits)"
+        raise _JSONContentError(f"the integer {shown} is out of range (64-bit integers)")
+    return value
+
+
+def read_json(path: str | Path, error: type[StormcfError]) -> Any:
+    """The JSON content of a user's file (resolved like :func:`resolve_file`, read by :func:`parse_json`); a
+    missing file or invalid JSON raises ``error`` with a one-line message naming the file."""
+    text = read_text(path, error)
+    try:
+        return parse_json(text)
+    except json.JSONDecodeError as err:
+        raise error(f"{path}:{err.lineno}:{err.colno}: not valid JSON: {err.msg}") from None
+    except _JSONContentError as err:
         raise error(f"{path}: not valid JSON ({err})") from None

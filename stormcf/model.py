@@ -5,6 +5,12 @@ The choices of state ``s`` are the rows ``row_groups[s] .. row_groups[s+1]-1``. 
 (the PRISM action label; ``""`` for the self-loop Storm adds to deadlock states). A DTMC is a model with exactly one
 choice per state.
 
+Choice names: PRISM synchronisation can give a state several choices with one action name (QVBS zeroconf's
+``rec``). Such choices are named ``rec#0``, ``rec#1``, ... by their order in Storm's build (Storm orders the choices
+of a state by the PRISM commands that make them, so the order is stable for a model file and its constants); a
+choice whose action name is unique in its state keeps the plain name. :meth:`ExplicitModel.choice_name` is the name
+every file format (strategies, observed paths) and every printed result uses.
+
 Nothing in this module imports stormpy; :mod:`stormcf.storm` builds these objects from Storm models.
 """
 from __future__ import annotations
@@ -32,7 +38,7 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class RewardModel:
     """A PRISM reward structure. Any of the three parts may be absent (``None``).
 
@@ -56,8 +62,12 @@ class RewardModel:
     def has_transition_rewards(self) -> bool:
         return self.transition is not None and bool(np.any(self.transition != 0))
 
+    def __repr__(self) -> str:
+        parts = [part for part in ("state", "choice", "transition") if getattr(self, part) is not None]
+        return f'<RewardModel "{self.name}": {", ".join(parts) or "no"} rewards>'
 
-@dataclass(frozen=True, eq=False)
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ExplicitModel:
     """The explicit state graph of an MDP or DTMC.
 
@@ -107,22 +117,52 @@ class ExplicitModel:
 
     def _check_shapes(self) -> None:
         n, rg = self.transitions.shape[1], self.row_groups
-        if rg.shape != (n + 1,) or rg[0] != 0 or rg[-1] != self.transitions.shape[0] or np.any(np.diff(rg) < 1):
-            raise ModelError(f"{self.source}: row groups do not match the transition matrix (every state needs a choice)")
+        if rg.ndim != 1 or rg.shape != (n + 1,) or rg[0] != 0 or rg[-1] != self.transitions.shape[0] \
+                or np.any(np.diff(rg) < 1):
+            raise ModelError(f"{self.source}: row groups do not match the transition matrix of shape "
+                             f"{self.transitions.shape} (need n_states + 1 = {n + 1} ascending offsets from 0 to the "
+                             f"number of rows, every state with a choice)")
         if self.choice_actions.shape != (self.transitions.shape[0],):
-            raise ModelError(f"{self.source}: need one action per choice")
+            raise ModelError(f"{self.source}: need one action per choice ({self.transitions.shape[0]}), "
+                             f"got shape {self.choice_actions.shape}")
+        if np.any((self.choice_actions < 0) | (self.choice_actions >= len(self.action_names))):
+            raise ModelError(f"{self.source}: choice actions must index the {len(self.action_names)} action names")
         if not 0 <= self.initial_state < n:
             raise ModelError(f"{self.source}: initial state {self.initial_state} out of range")
         for name, mask in self.labels.items():
             if mask.shape != (n,):
                 raise ModelError(f"{self.source}: label '{name}' has {mask.shape[0]} entries, expected {n}")
-        sums = self.transitions.sum(axis=1).A1
+        for name, column in self.valuations.items():
+            if column.shape != (n,):
+                raise ModelError(f"{self.source}: variable '{name}' has {column.shape[0]} values, expected {n}")
+        for rm in self.rewards.values():
+            for part, size in (("state", n), ("choice", self.transitions.shape[0]), ("transition", self.n_transitions)):
+                vector = getattr(rm, part)
+                if vector is not None and vector.shape != (size,):
+                    raise ModelError(f"{self.source}: reward model \"{rm.name}\" has {vector.size} {part} rewards, "
+                                     f"expected {size}")
+        self._check_distributions()
+
+    def _check_distributions(self) -> None:
+        """Every choice is a probability distribution: entries finite, in [0, 1], summing to 1 (within 1e-9)."""
+        P = self.transitions
+        rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
+        bad = np.flatnonzero(~np.isfinite(P.data) | (P.data < 0) | (P.data > 1))
+        if bad.size:
+            k = int(bad[0])
+            row = int(rows[k])
+            raise ModelError(f"{self.source}: action '{self.choice_name(row)}' in state {self._state_text(row)} has "
+                             f"probability {float(P.data[k])!r} to go to state {int(P.indices[k])}; probabilities must be "
+                             f"in [0, 1]")
+        sums = np.bincount(rows, weights=P.data, minlength=P.shape[0])
         bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
         if bad.size:
             row = int(bad[0])
-            state = int(np.searchsorted(rg, row, side="right") - 1)
-            raise ModelError(f"{self.source}: the probabilities of action '{self.action_names[self.choice_actions[row]]}'"
-                             f" in state {self.valuation_text(state)} sum to {sums[row]:.12g}, not 1")
+            raise ModelError(f"{self.source}: the probabilities of action '{self.choice_name(row)}'"
+                             f" in state {self._state_text(row)} sum to {sums[row]:.12g}, not 1")
+
+    def _state_text(self, row: int) -> str:
+        return self.valuation_text(int(np.searchsorted(self.row_groups, row, side="right") - 1))
 
     # ----------------------------------------------------------------------------------------------- sizes
     @property
@@ -156,22 +196,61 @@ class ExplicitModel:
         return range(int(self.row_groups[state]), int(self.row_groups[state + 1]))
 
     def action(self, choice: int) -> str:
-        """The action name of a choice (row)."""
+        """The PRISM action name of a choice (row); several choices of a state can share it (see
+        :meth:`choice_name`)."""
         return self.action_names[self.choice_actions[choice]]
 
-    def enabled_actions(self, state: int) -> list[str]:
-        return [self.action(r) for r in self.choices(state)]
+    @cached_property
+    def _same_name_rank(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per choice: its rank among the choices of its state with the same action name (in row order), and how
+        many such choices the state has."""
+        order = np.lexsort((np.arange(self.n_choices), self.choice_actions, self.state_of_choice))
+        key = self.state_of_choice[order] * (len(self.action_names) + 1) + self.choice_actions[order]
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        size = np.diff(np.r_[first, len(order)])
+        rank, count = np.empty(self.n_choices, dtype=np.int64), np.empty(self.n_choices, dtype=np.int64)
+        rank[order] = np.arange(len(order)) - np.repeat(first, size)
+        count[order] = np.repeat(size, size)
+        return rank, count
 
-    def choice_of(self, state: int, action: str) -> int:
-        """The row of ``action`` in ``state``; raises :class:`StateError` naming the state and the enabled actions."""
-        rows = [r for r in self.choices(state) if self.action(r) == action]
-        if len(rows) == 1:
+    @cached_property
+    def choice_names(self) -> tuple[str, ...]:
+        """The name of every choice (row): its action name, or ``action#k`` when its state has several choices of
+        that action (k = 0, 1, ... in Storm's order of the choices within the state)."""
+        rank, count = self._same_name_rank
+        names = [self.action_names[a] for a in self.choice_actions.tolist()]
+        for r in np.flatnonzero(count > 1).tolist():
+            names[r] = f"{names[r]}#{rank[r]}"
+        return tuple(names)
+
+    def choice_name(self, choice: int) -> str:
+        """The name of a choice (row) in files and output: its action name, ``action#k`` when the state has
+        several choices of that action (see the module docstring)."""
+        return self.choice_names[choice]
+
+    @cached_property
+    def shared_action_states(self) -> np.ndarray:
+        """Mask of the states with two or more choices of one action name (their choices are named ``a#k``)."""
+        shared = np.zeros(self.n_states, dtype=bool)
+        shared[self.state_of_choice[self._same_name_rank[1] > 1]] = True
+        return _frozen(shared)
+
+    def enabled_actions(self, state: int) -> list[str]:
+        """The names of the choices of a state (:meth:`choice_name`)."""
+        return [self.choice_names[r] for r in self.choices(state)]
+
+    def choice_of(self, state: int, name: str) -> int:
+        """The row of the choice named ``name`` (:meth:`choice_name`) in ``state``; raises :class:`StateError`
+        naming the state and its choices."""
+        rows = [r for r in self.choices(state) if self.choice_names[r] == name]
+        if rows:
             return rows[0]
         enabled = ", ".join(repr(a) for a in self.enabled_actions(state))
-        if not rows:
-            raise StateError(f"action '{action}' is not enabled in state {self.state_name(state)} (enabled: {enabled})")
-        raise StateError(f"state {self.state_name(state)} has {len(rows)} choices labelled '{action}'; "
-                         f"stormcf needs distinct action names per state")
+        shared = [self.choice_names[r] for r in self.choices(state) if self.action(r) == name]
+        if shared:
+            raise StateError(f"state {self.state_name(state)} has {len(shared)} choices of action '{name}': name "
+                             f"them {', '.join(repr(a) for a in shared)}")
+        raise StateError(f"action '{name}' is not enabled in state {self.state_name(state)} (enabled: {enabled})")
 
     # -------------------------------------------------------------------------------------------- states
     @cached_property
@@ -189,6 +268,10 @@ class ExplicitModel:
         for s, key in enumerate(zip(*cols)):
             index.setdefault(key, s)
         return index
+
+    def __repr__(self) -> str:
+        return (f"<ExplicitModel {self.source}: {self.model_type.upper()}, {self.n_states} states, {self.n_choices} "
+                f"choices, {self.n_transitions} transitions>")
 
     def state_index(self, valuation: Mapping[str, Any]) -> int:
         """Look up a state from a (full or partial) valuation such as ``{"s": 3, "d": 0}``.
@@ -321,6 +404,7 @@ class ExplicitModel:
             "initial_state": self.valuation(self.initial_state) if self.variables else self.initial_state,
             "labels": self.user_labels,
             "actions": sorted(a for a in self.action_names if a),
+            "shared_action_states": int(self.shared_action_states.sum()),
             "reward_models": {k: [p for p in ("state", "choice", "transition") if getattr(v, p) is not None]
                               for k, v in self.rewards.items()},
             "variables": {v: [self.valuations[v].min().item(), self.valuations[v].max().item()]

@@ -13,7 +13,7 @@ from enum import Enum
 
 import numpy as np
 
-from .errors import StormcfError
+from .errors import OptionError
 
 
 class Optimization(str, Enum):
@@ -24,13 +24,7 @@ class Optimization(str, Enum):
 
     @classmethod
     def parse(cls, value: "Optimization | str") -> "Optimization":
-        if isinstance(value, Optimization):
-            return value
-        word = str(value).strip().lower()
-        for mode, words in _OPTIMIZATION_WORDS.items():
-            if word in words:
-                return mode
-        raise StormcfError(f"unknown optimization direction {value!r}: use max or min")
+        return _parse(cls, value, _OPTIMIZATION_WORDS, "optimization direction", "max or min")
 
     @property
     def opposite(self) -> "Optimization":
@@ -70,13 +64,7 @@ class Nature(str, Enum):
 
     @classmethod
     def parse(cls, value: "Nature | str") -> "Nature":
-        if isinstance(value, Nature):
-            return value
-        word = str(value).strip().lower()
-        for mode, words in _NATURE_WORDS.items():
-            if word in words:
-                return mode
-        raise StormcfError(f"unknown uncertainty resolution {value!r}: use pessimistic (robust) or optimistic")
+        return _parse(cls, value, _NATURE_WORDS, "uncertainty resolution", "pessimistic (robust) or optimistic")
 
     @property
     def storm_resolution(self) -> str:
@@ -89,6 +77,17 @@ class Nature(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+def _parse(kind, value, words: dict, what: str, hint: str):
+    """The mode of ``kind`` that ``value`` is or names (one of ``words``), or an error naming the choices."""
+    if isinstance(value, kind):
+        return value
+    word = str(value).strip().lower()
+    for mode, names in words.items():
+        if word in names:
+            return mode
+    raise OptionError(f"unknown {what} {value!r}: use {hint}")
 
 
 _OPTIMIZATION_WORDS = {Optimization.MAXIMIZE: {"max", "maximize", "maximise", "maximum"},

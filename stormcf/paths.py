@@ -1,6 +1,7 @@
 """Observed paths (episodes) of an MDP, their JSON format, and a seeded simulator.
 
-JSON format (states by PRISM valuation, actions by PRISM action name)::
+JSON format (unknown keys are errors; states by PRISM valuation, actions by choice name: the PRISM action name, or ``a#k`` when a state has
+several choices of action ``a``, see :meth:`~stormcf.model.ExplicitModel.choice_name`)::
 
     {"steps": [{"state": {"x": 0, "y": 0}, "action": "east"},
                {"state": {"x": 1, "y": 0}, "action": "south"}],
@@ -13,20 +14,21 @@ action reaches with probability 0.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
 from .errors import PathError, StateError
 from .examples import read_json
 from .model import ExplicitModel
+from .report import write_json
 from .strategy import Strategy
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class ObservedPath:
     """An observed path: ``states[t]`` = s_t, ``choices[t]`` = the row of (s_t, a_t), ``final_state`` = s_T."""
 
@@ -55,7 +57,7 @@ class ObservedPath:
         zero = np.flatnonzero(~(q > 0))
         if zero.size:
             t = int(zero[0])
-            raise PathError(f"step {t}: action '{m.action(int(choices[t]))}' in state {m.state_name(int(states[t]))} "
+            raise PathError(f"step {t}: action '{m.choice_name(int(choices[t]))}' in state {m.state_name(int(states[t]))} "
                             f"reaches {m.state_name(int(self.next_states[t]))} with probability 0")
 
     # ------------------------------------------------------------------------------------------ queries
@@ -66,7 +68,8 @@ class ObservedPath:
 
     @property
     def actions(self) -> list[str]:
-        return [self.model.action(int(r)) for r in self.choices]
+        """a_0..a_{T-1} by choice name."""
+        return [self.model.choice_name(int(r)) for r in self.choices]
 
     @property
     def next_states(self) -> np.ndarray:
@@ -91,17 +94,26 @@ class ObservedPath:
         """o(τ) = Σ_t R(s_t, a_t) for per-choice rewards R (e.g. ``model.step_rewards("r")``)."""
         return float(np.sum(np.asarray(step_rewards)[self.choices]))
 
+    def __repr__(self) -> str:
+        m, shown = self.model, min(self.T, 3)
+        steps = ", ".join(f"({m.state_name(int(s))}, {m.choice_name(int(r))})"
+                          for s, r in zip(self.states[:shown], self.choices[:shown]))
+        more = ", ..." if self.T > shown else ""
+        end = "" if self.final_state is None else f" → {m.state_name(int(self.final_state))}"
+        return f"<ObservedPath on {m.source}, {self.T} steps: {steps}{more}{end}>"
+
     # ------------------------------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
         m = self.model
-        data: dict[str, Any] = {"steps": [{"state": m.valuation(int(s)), "action": m.action(int(r))}
+        data: dict[str, Any] = {"steps": [{"state": m.valuation(int(s)), "action": m.choice_name(int(r))}
                                           for s, r in zip(self.states, self.choices)]}
         if self.final_state is not None:
             data["final_state"] = m.valuation(int(self.final_state))
         return data
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        """Write the JSON form to ``path`` (atomically)."""
+        write_json(self.to_dict(), path)
 
     @classmethod
     def from_dict(cls, model: ExplicitModel, data: Any, source: str = "path") -> "ObservedPath":
@@ -109,10 +121,12 @@ class ObservedPath:
         if not isinstance(data, Mapping) or not isinstance(data.get("steps"), list) or not data["steps"]:
             raise PathError(f'{source}: expected an object {{"steps": [{{"state": {{...}}, "action": "..."}}, ...], '
                             f'"final_state": {{...}}}} with at least one step')
+        _require_keys(data, ("steps", "final_state"), source)
         states, choices = [], []
         for t, step in enumerate(data["steps"]):
             if not isinstance(step, Mapping) or "state" not in step or not isinstance(step.get("action"), str):
                 raise PathError(f'{source}: step {t}: expected {{"state": {{...}}, "action": "name"}}')
+            _require_keys(step, ("state", "action"), f"{source}: step {t}")
             s = _state(model, step["state"], f"{source}: step {t}")
             try:
                 choices.append(model.choice_of(s, step["action"]))
@@ -130,6 +144,12 @@ class ObservedPath:
     @classmethod
     def load(cls, model: ExplicitModel, path: str | Path) -> "ObservedPath":
         return cls.from_dict(model, read_json(path, PathError), source=str(path))
+
+
+def _require_keys(data: Mapping, known: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in data if k not in known]
+    if unknown:
+        raise PathError(f'{where}: unknown key "{unknown[0]}" (keys: {", ".join(known)})')
 
 
 def _state(model: ExplicitModel, valuation: Any, where: str) -> int:
@@ -150,21 +170,28 @@ def simulate(model: ExplicitModel, strategy: Strategy, steps: int, seed: int | N
     if strategy.model is not model:
         raise PathError("the strategy belongs to another model")
     rng = np.random.default_rng(seed)
-    P, rg, sigma = model.transitions, model.row_groups, strategy.probabilities
-    s = model.initial_state if start is None else int(start)
+    sigma = strategy.matrix()
+    s = np.array([model.initial_state if start is None else int(start)])
     states, choices = [], []
     for u_choice, u_next in rng.random((steps, 2)):
-        lo, hi = rg[s], rg[s + 1]
-        row = lo + _pick(sigma[lo:hi], u_choice)
-        a, b = P.indptr[row], P.indptr[row + 1]
-        states.append(s)
-        choices.append(row)
-        s = int(P.indices[a + _pick(P.data[a:b], u_next)])
-    return ObservedPath(model, np.array(states), np.array(choices), s)
+        row = draw_successors(sigma, s, np.array([u_choice]))
+        states.append(int(s[0]))
+        choices.append(int(row[0]))
+        s = draw_successors(model.transitions, row, np.array([u_next]))
+    return ObservedPath(model, np.array(states), np.array(choices), int(s[0]))
 
 
-def _pick(weights: np.ndarray, u: float) -> int:
-    """Index drawn from a discrete distribution with a uniform number ``u`` in [0, 1): the first index whose
-    cumulative weight exceeds ``u`` times the total, which never has weight 0."""
-    cdf = np.cumsum(weights)
-    return min(int(np.searchsorted(cdf, u * cdf[-1], side="right")), len(weights) - 1)
+def draw_successors(rows: sp.csr_matrix, pos: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """One column per requested row ``pos[i]`` of a CSR matrix of weights, by inverse CDF with the uniform number
+    ``u[i]`` in [0, 1): the first entry whose cumulative weight within the row exceeds ``u[i]`` times the row's
+    total (an entry of weight 0 is never drawn). Vectorised over the requests; only their rows are read."""
+    lo, hi = rows.indptr[pos], rows.indptr[pos + 1]
+    lengths = hi - lo
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    entries = np.repeat(lo - starts, lengths) + np.arange(int(lengths.sum()))
+    cdf = np.cumsum(rows.data[entries])
+    end = starts + lengths - 1
+    base = np.where(starts > 0, cdf[np.maximum(starts - 1, 0)], 0.0)
+    target = base + u * (cdf[end] - base)
+    j = np.clip(np.searchsorted(cdf, target, side="right"), starts, end)
+    return rows.indices[entries[j]]

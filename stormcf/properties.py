@@ -1,13 +1,17 @@
 """PCTL properties as stormcf sees them: Storm parses them; this records what the analyses need to know.
 
 A :class:`Property` is created by :func:`stormcf.storm.parse_property`, which uses Storm's PRISM property parser, so
-the syntax is Storm's: ``P<=0.2 [F "rejected"]``, ``Pmin=? [F s=3 & d>0]``, ``R{"steps"}=? [C<=10]``, ...
+the syntax is Storm's: ``P<=0.2 [F "rejected"]``, ``Pmin=? [F s=3 & d>0]``, ``R{"steps"}=? [C<=10]``,
+``Pmin=? [F{"time"}<=200 "done"]``, ``LRAmax=? ["up"]``, ``R{"r"}max=? [LRA]``, ``multi(Pmax=? [F "a"], R{"c"}min=? [F "b"])``...
+
+A property is evaluated on the whole model (never on a model rebuilt for it): the PRISM expressions it uses
+(``s=3 & d>0``) become the labels in :attr:`Property.labels`, which Storm needs to check it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -21,22 +25,29 @@ _COMPARE = {
 }
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Property:
     """A parsed PCTL property.
 
     Attributes:
         text: the property as Storm prints it, e.g. ``P<=1/5 [F "rejected"]``.
-        operator: ``"P"`` (probability), ``"R"`` (reward), ``"T"`` (time) or ``None`` for a state formula.
+        operator: ``"P"`` (probability), ``"R"`` (reward), ``"T"`` (time), ``"LRA"`` (long-run average, also
+            written ``S``), ``"multi"`` (a multi-objective query), ``"quantile"`` or ``None`` for a state formula.
         optimization: ``"min"``, ``"max"`` or ``None``.
         comparison: ``"<="``, ``"<"``, ``">="``, ``">"`` when the property has a bound, else ``None``.
         threshold: the bound as an exact fraction (``1/5`` for ``0.2``), else ``None``.
-        path: the path formula kind: ``"eventually"``, ``"until"``, ``"bounded_until"``, ``"globally"``,
-            ``"cumulative"``, ``"instantaneous"``, ``"next"`` or ``"other"``.
+        path: the path formula kind: ``"eventually"``, ``"until"``, ``"bounded_until"`` (step bounds),
+            ``"reward_bounded_until"``, ``"globally"``, ``"next"``, ``"cumulative"``, ``"instantaneous"``, ``"total"``,
+            ``"long_run_average"`` (``LRA`` operators and ``R.. [LRA]``), ``"discounted"``, ``"conditional"``
+            (``P=? [F a || F b]``), ``"state"`` (a state formula), ``"multi"``, ``"quantile"`` or ``"other"``.
         target: for ``F φ`` and ``ψ U φ`` (also step-bounded): the mask of states satisfying φ, computed by Storm.
         constraint: for ``ψ U φ``: the mask of ψ (all ``True`` for ``F``).
         step_bound: the upper step bound of ``F<=k`` / ``U<=k``.
         reward_model: the reward model name of ``R{"name"}`` properties.
+        reward_bounds: the reward models that bound the path formula (``F{"time"}<=200``), of every objective.
+        labels: the labels Storm needs to check the property (one per PRISM expression, named as Storm names it,
+            e.g. ``(s1 = 12)``), as masks over the states of the whole model.
+        objectives: the objectives of a ``multi(...)`` query, each a Property.
     """
 
     text: str
@@ -49,7 +60,13 @@ class Property:
     constraint: np.ndarray | None = None
     step_bound: int | None = None
     reward_model: str | None = None
+    reward_bounds: tuple[str, ...] = ()
+    labels: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False)
+    objectives: tuple["Property", ...] = ()
     storm: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return f"<Property {self.text}>"
 
     @property
     def has_bound(self) -> bool:
@@ -61,6 +78,12 @@ class Property:
             raise PropertyError(f"property {self.text} has no bound")
         b = self.threshold if isinstance(value, Fraction) else float(self.threshold)
         return _COMPARE[self.comparison](value, b)
+
+    @property
+    def initial_state_only(self) -> bool:
+        """Storm answers the property for the initial state only (reward bounds, conditional probabilities,
+        quantiles)."""
+        return self.path in ("reward_bounded_until", "conditional", "quantile")
 
     @property
     def is_reachability(self) -> bool:

@@ -11,21 +11,26 @@ is one JSON document of the same shape for every command (documented in ``docs/j
      "checks": [Storm's re-checks, see stormcf.verify.Check.to_dict],
      "timings": {"phase": seconds, ...}, "notes": ["..."], "stormcf": "0.2.0"}
 
-:func:`write_json` writes such documents (or any JSON data) to stdout or atomically to a file.
+:func:`write_json` writes such documents (or any JSON data) to stdout or atomically to a file; :func:`json_lines`
+writes one document per line (the JSON lines of batch runs).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import sys
 import tempfile
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, ClassVar, Sequence
+from typing import IO, Any, Callable, ClassVar, Iterator, Sequence
 
 import numpy as np
 
+from .errors import OutputError
 from .model import ExplicitModel
 
 #: version of the JSON shape; bumped when a key changes meaning or disappears
@@ -55,7 +60,7 @@ def model_summary(model: ExplicitModel | None) -> dict[str, Any] | None:
             "transitions": model.n_transitions, "decision_states": int(model.decision_states.sum())}
 
 
-class Report:
+class Report(ABC):
     """Base class of every analysis result.
 
     Subclasses set the class attribute ``command`` and provide the attributes (or properties) ``status``,
@@ -66,6 +71,13 @@ class Report:
 
     command: ClassVar[str] = ""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Results keep the short :meth:`__repr__` below: set on each subclass before ``@dataclass`` would replace
+        it with one that prints every field (models, arrays, ...)."""
+        super().__init_subclass__(**kwargs)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = Report.__repr__
+
     @property
     def notes(self) -> Sequence[str]:
         return ()
@@ -75,11 +87,13 @@ class Report:
         """True when a reported value is an estimate (Monte Carlo, ...) rather than exact up to Storm's precision."""
         return False
 
+    @abstractmethod
     def payload(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The analysis's own JSON keys."""
 
+    @abstractmethod
     def text(self) -> str:
-        raise NotImplementedError
+        """The explanation for people."""
 
     def to_dict(self) -> dict[str, Any]:
         from . import __version__
@@ -94,8 +108,32 @@ class Report:
         return self.text()
 
     def __repr__(self) -> str:
-        source = self.model.source if self.model is not None else "-"
-        return f"<{type(self).__name__} {self.command} {self.status} on {source}>"
+        where = f" on {self.model.source} ({self.model.n_states} states)" if self.model is not None else ""
+        checks = len(self.checks)
+        return (f"<{type(self).__name__} {self.command}: {self.status}{where}, {checks} Storm "
+                f"check{'s' if checks != 1 else ''}>")
+
+
+@dataclass(frozen=True, eq=False)
+class Summary(Report):
+    """A result that is a set of facts (a generated data set, a trained model, evaluation metrics): the facts go
+    under ``facts`` in the JSON; the text is the given lines."""
+
+    command: str
+    facts: dict[str, Any] = field(default_factory=dict)
+    lines: Sequence[str] = ()
+    model: ExplicitModel | None = None
+    checks: Sequence[Any] = ()
+    timings: dict[str, float] = field(default_factory=dict)
+    notes: Sequence[str] = ()
+    approximate: bool = False
+    status: str = "ok"
+
+    def payload(self) -> dict[str, Any]:
+        return {"facts": dict(self.facts)}
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
 
 
 # ================================================================================================ JSON output
@@ -128,27 +166,73 @@ def json_text(data: Any) -> str:
     return json.dumps(to_json_data(data), indent=1, allow_nan=False) + "\n"
 
 
-def write_text(text: str, out: str | os.PathLike) -> None:
-    """Write ``text`` to the file ``out`` atomically: a temporary file beside it, then a rename, so that a failed
-    write never leaves a truncated file where a valid one was."""
+@contextlib.contextmanager
+def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
+    """A temporary file beside ``out`` to write into; renamed to ``out`` when the block succeeds, removed when it
+    fails (an exception, a full disk, a signal turned into an exception), so that ``out`` is either the complete new
+    file or what it was before. Failures to write raise :class:`~stormcf.errors.OutputError` naming ``out``."""
     target = Path(out)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or Path("."))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as err:
+        raise OutputError(f"{out}: cannot write ({err.strerror})") from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
         os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except OSError as err:
+        raise OutputError(f"{out}: cannot write ({err.strerror})") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def write_json(data: Any, out: str | os.PathLike | None = None) -> None:
-    """JSON to stdout (``out`` None or ``"-"``), or atomically to the file ``out``."""
+def write_text(text: str, out: str | os.PathLike) -> None:
+    """Write ``text`` to the file ``out`` atomically (:func:`atomic_output`): a failed write never leaves a
+    truncated file where a valid one was."""
+    with atomic_output(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def write_npz(out: str | os.PathLike, **arrays: Any) -> None:
+    """numpy arrays to the compressed ``.npz`` file ``out``, atomically, under exactly that name."""
+    with atomic_output(out) as tmp, open(tmp, "wb") as f:
+        np.savez_compressed(f, **arrays)
+
+
+def json_line(data: Any) -> str:
+    """One document as one line of JSON lines (compact, strict JSON)."""
+    return json.dumps(to_json_data(data), allow_nan=False, separators=(",", ":")) + "\n"
+
+
+@contextlib.contextmanager
+def json_lines(out: str | os.PathLike | None = None, stdout: IO[str] | None = None) -> Iterator[Callable[[Any], None]]:
+    """A writer of documents, one per line (JSON lines, the output of batch runs): to stdout (``out`` None or
+    ``"-"``; ``stdout``, default ``sys.stdout``; each line flushed as it is written) or atomically to the file ``out``
+    (:func:`atomic_output`)."""
+    if out in (None, "-"):
+        stream = sys.stdout if stdout is None else stdout
+
+        def write(data: Any) -> None:
+            stream.write(json_line(data))
+            stream.flush()
+        yield write
+        return
+    with atomic_output(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        yield lambda data: f.write(json_line(data))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def write_json(data: Any, out: str | os.PathLike | None = None, stream: IO[str] | None = None) -> None:
+    """JSON to ``stream`` (default ``sys.stdout``) when ``out`` is None or ``"-"``, else atomically to the file
+    ``out``."""
     text = json_text(data)
     if out in (None, "-"):
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        stream = stream or sys.stdout
+        stream.write(text)
+        stream.flush()
     else:
         write_text(text, out)

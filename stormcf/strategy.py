@@ -1,6 +1,7 @@
 """Memoryless randomized strategies σ: S → Distr(A), stored as one probability per choice (row).
 
-JSON format (states by PRISM valuation, actions by PRISM action name)::
+JSON format (states by PRISM valuation, actions by choice name: the PRISM action name, or ``a#k`` when a state has
+several choices of action ``a``, see :meth:`~stormcf.model.ExplicitModel.choice_name`)::
 
     {"states": [{"state": {"s": 0}, "actions": {"Apply": 1.0}},
                 {"state": {"s": 5}, "actions": {"Quit": 0.7, "Submit": 0.3}}],
@@ -9,28 +10,35 @@ JSON format (states by PRISM valuation, actions by PRISM action name)::
 - ``default`` is ``"uniform"`` (decision states not listed play uniformly; the default when the key is absent) or
   ``"error"`` (every decision state, i.e. every state with two or more enabled actions, must be listed).
 - States with a single enabled action need no entry. Actions not named in an entry get probability 0.
-- Every entry's probabilities must be non-negative and sum to 1 within 1e-9; a state may appear only once.
+- Every entry's probabilities must be in [0, 1] and sum to 1 within 1e-9; a state may appear only once.
+- A probability is 0 or at least 2.2e-308 (the smallest normal double): subnormal numbers such as 5e-324 lose
+  their precision in floating point, so that Storm's floating-point and exact checks would disagree.
+- Unknown keys are errors (a misspelt ``"defualt"`` must not silently mean ``"uniform"``).
 - Writing lists every decision state with its non-zero actions and ``"default": "error"``, so a written file
   reads back to the same strategy.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
 from .errors import StateError, StrategyError
 from .examples import read_json
 from .model import ExplicitModel
+from .report import write_json
 
 #: tolerance on "probabilities sum to 1"
 SUM_TOLERANCE = 1e-9
 
+#: the smallest positive probability a strategy may give (the smallest normal double); see the module docstring
+SMALLEST_PROBABILITY = float(np.finfo(float).tiny)
 
-@dataclass(frozen=True, eq=False)
+
+@dataclass(frozen=True, eq=False, repr=False)
 class Strategy:
     """A memoryless randomized strategy: ``probabilities[row]`` = σ(s)(a) for the choice ``row`` = (s, a)."""
 
@@ -48,7 +56,14 @@ class Strategy:
         if np.any(p < 0):
             row = int(np.flatnonzero(p < 0)[0])
             raise StrategyError(f"state {m.state_name(int(m.state_of_choice[row]))}: probability of action "
-                                f"'{m.action(row)}' is negative ({p[row]:g})")
+                                f"'{m.choice_name(row)}' is negative ({p[row]:g})")
+        subnormal = np.flatnonzero((p > 0) & (p < SMALLEST_PROBABILITY))
+        if subnormal.size:
+            row = int(subnormal[0])
+            raise StrategyError(f"state {m.state_name(int(m.state_of_choice[row]))}: probability of action "
+                                f"'{m.choice_name(row)}' is {p[row]:g}, below the smallest normal double "
+                                f"{SMALLEST_PROBABILITY:.3g}; floating-point and exact checks would disagree "
+                                f"(write 0 or a larger probability)")
         sums = np.bincount(m.state_of_choice, weights=p, minlength=m.n_states)
         bad = np.flatnonzero(np.abs(sums - 1.0) > SUM_TOLERANCE)
         if bad.size:
@@ -78,7 +93,7 @@ class Strategy:
         """A seeded random strategy: σ(s) ~ Dirichlet(concentration, ..., concentration) in every state."""
         rng = np.random.default_rng(seed)
         w = rng.gamma(concentration, size=model.n_choices)
-        w = np.maximum(w, np.finfo(float).tiny)
+        w = np.maximum(w, 1e-300)                           # every action keeps a normal, positive probability
         return cls(model, w / np.bincount(model.state_of_choice, weights=w)[model.state_of_choice])
 
     @classmethod
@@ -97,8 +112,15 @@ class Strategy:
 
     # ------------------------------------------------------------------------------------------ queries
     def distribution(self, state: int) -> dict[str, float]:
-        """σ(s) as ``{action name: probability}`` (all enabled actions)."""
-        return {self.model.action(r): float(self.probabilities[r]) for r in self.model.choices(state)}
+        """σ(s) as ``{choice name: probability}`` (all enabled choices)."""
+        return {self.model.choice_name(r): float(self.probabilities[r]) for r in self.model.choices(state)}
+
+    def matrix(self) -> sp.csr_matrix:
+        """σ as a CSR matrix S (states x choices) with S[s, row] = σ(row): the induced DTMC is S · P, and each row is
+        the distribution a state draws its choice from."""
+        m = self.model
+        return sp.csr_matrix((self.probabilities, np.arange(m.n_choices), m.row_groups),
+                             shape=(m.n_states, m.n_choices))
 
     @property
     def is_deterministic(self) -> bool:
@@ -109,6 +131,14 @@ class Strategy:
         take = np.asarray(states, dtype=bool)[self.model.state_of_choice]
         return Strategy(self.model, np.where(take, other.probabilities, self.probabilities))
 
+    def __repr__(self) -> str:
+        m = self.model
+        decision = np.flatnonzero(m.decision_states)
+        mixed = int(np.count_nonzero(np.bincount(m.state_of_choice, weights=(self.probabilities > 0),
+                                                 minlength=m.n_states)[decision] > 1))
+        kind = "deterministic" if mixed == 0 else f"randomized in {mixed} of {decision.size} decision states"
+        return f"<Strategy on {m.source}: {kind}>"
+
     def allclose(self, other: "Strategy", atol: float = 1e-12) -> bool:
         return other.model is self.model and bool(np.allclose(self.probabilities, other.probabilities, atol=atol, rtol=0))
 
@@ -118,12 +148,13 @@ class Strategy:
         m = self.model
         entries = []
         for s in np.flatnonzero(m.decision_states):
-            actions = {m.action(r): float(self.probabilities[r]) for r in m.choices(s) if self.probabilities[r] > 0}
+            actions = {m.choice_name(r): float(self.probabilities[r]) for r in m.choices(s) if self.probabilities[r] > 0}
             entries.append({"state": m.valuation(int(s)), "actions": actions})
         return {"states": entries, "default": "error"}
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        """Write the JSON form to ``path`` (atomically)."""
+        write_json(self.to_dict(), path)
 
     @classmethod
     def from_dict(cls, model: ExplicitModel, data: Any, source: str = "strategy") -> "Strategy":
@@ -142,10 +173,16 @@ class _StrategyReader:
     def fail(self, where: str, message: str) -> StrategyError:
         return StrategyError(f"{self.source}: {where}: {message}" if where else f"{self.source}: {message}")
 
+    def require_keys(self, where: str, data: Mapping, known: tuple[str, ...]) -> None:
+        unknown = [k for k in data if k not in known]
+        if unknown:
+            raise self.fail(where, f"unknown key \"{unknown[0]}\" (keys: {', '.join(known)})")
+
     def read(self, data: Any) -> Strategy:
         m = self.model
         if not isinstance(data, Mapping) or not isinstance(data.get("states"), list):
             raise self.fail("", 'expected an object {"states": [...], "default": "uniform" | "error"}')
+        self.require_keys("", data, ("states", "default"))
         default = data.get("default", "uniform")
         if default not in ("uniform", "error"):
             raise self.fail("default", f'must be "uniform" or "error", got {default!r}')
@@ -170,6 +207,7 @@ class _StrategyReader:
         m, where = self.model, f"states[{i}]"
         if not isinstance(entry, Mapping) or "state" not in entry or "actions" not in entry:
             raise self.fail(where, 'expected {"state": {...}, "actions": {...}}')
+        self.require_keys(where, entry, ("state", "actions"))
         try:
             s = m.state_index(entry["state"])
         except StateError as err:
@@ -183,14 +221,21 @@ class _StrategyReader:
         rows = list(m.choices(s))
         p[rows] = 0.0
         for name, prob in actions.items():
-            if isinstance(prob, bool) or not isinstance(prob, (int, float)) or not np.isfinite(prob):
+            if isinstance(prob, bool) or not isinstance(prob, (int, float)) or prob != prob:
                 raise self.fail(where, f"probability of '{name}' must be a number, got {prob!r}")
             if prob < 0:
                 raise self.fail(where, f"probability of '{name}' is negative ({prob})")
+            if 0 < prob < SMALLEST_PROBABILITY:
+                raise self.fail(where, f"probability of '{name}' is {prob:g}, below the smallest normal double "
+                                       f"{SMALLEST_PROBABILITY:.3g}; floating-point and exact checks would disagree "
+                                       f"(write 0 or a larger probability)")
             try:
                 p[m.choice_of(s, name)] = prob
             except StateError as err:
                 raise self.fail(where, str(err)) from None
+        above = [name for name, prob in actions.items() if prob > 1]
+        if above:
+            raise self.fail(where, f"probability of '{above[0]}' is {actions[above[0]]:g}, more than 1")
         total = float(p[rows].sum())
         if abs(total - 1.0) > SUM_TOLERANCE:
             raise self.fail(where, f"probabilities sum to {total:.12g}, not 1 (tolerance {SUM_TOLERANCE:g})")

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import storm
-from .errors import VerificationFailure
+from .errors import PropertyError, VerificationFailure
 from .model import ExplicitModel
 from .modes import Nature, Optimization
 from .properties import Property
@@ -56,7 +56,7 @@ def format_exact(x: Fraction, digits: int = 40) -> str:
     return f"{format_value(float(x))} (exact fraction of {len(num)}/{len(den)} digits in the JSON)"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Check:
     """One Storm model-checking result at the initial state, with what it was compared with.
 
@@ -71,6 +71,7 @@ class Check:
         tolerance: the agreement required with ``expected``, relative to max(1, |value|).
         seconds: building and checking in Storm.
         details: further facts of the check (sizes of the checked model, ...), for JSON.
+        name: a short identifier of the check within its result (e.g. ``robust_policy``).
     """
 
     property: str
@@ -83,6 +84,7 @@ class Check:
     tolerance: float | None = None
     seconds: float = 0.0
     details: Mapping[str, Any] | None = None
+    name: str = ""
 
     @property
     def agrees(self) -> bool | None:
@@ -97,6 +99,10 @@ class Check:
     def compared_with(self, expected: float, tolerance: float = TOLERANCE) -> "Check":
         """The same check, compared with the analysis's value ``expected``."""
         return replace(self, expected=float(expected), tolerance=tolerance)
+
+    def named(self, name: str) -> "Check":
+        """The same check with the identifier ``name``."""
+        return replace(self, name=name)
 
     def confirm(self) -> "Check":
         """Return the check if Storm agrees with the analysis; refuse (VerificationFailure) if it does not."""
@@ -119,11 +125,15 @@ class Check:
             text += f" ({'holds' if self.holds else 'violated'})"
         return text
 
+    def __repr__(self) -> str:
+        agreement = "" if self.agrees is None else (", agrees" if self.agrees else ", DISAGREES")
+        return f"<Check {self.property} = {self.value_text()}{agreement}>"
+
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"property": self.property, "value": self.value, "exact": None, "holds": self.holds,
-                               "method": self.method, "subject": self.subject, "expected": self.expected,
-                               "agrees": self.agrees, "tolerance": self.tolerance if self.expected is not None else None,
-                               "seconds": self.seconds}
+        out: dict[str, Any] = {
+            "name": self.name, "property": self.property, "value": self.value, "exact": None, "holds": self.holds,
+            "method": self.method, "subject": self.subject, "expected": self.expected, "agrees": self.agrees,
+            "tolerance": self.tolerance if self.expected is not None else None, "seconds": self.seconds}
         if self.exact is not None:
             out["exact"] = str(self.exact)
         if self.details:
@@ -131,22 +141,20 @@ class Check:
         return out
 
 
-def method_text(exact: bool) -> str:
-    return ("Storm, exact rational arithmetic" if exact
-            else f"Storm, sound value iteration (relative precision {float(storm.PRECISION):g})")
+def method_text(exact: bool, prop: Property | None = None) -> str:
+    """How Storm computed a value: exactly, by sound value iteration, or (long-run averages) by its LRA solver,
+    whose precision stormpy 2.0 does not expose."""
+    if exact:
+        return "Storm, exact rational arithmetic"
+    if prop is not None and prop.path == "long_run_average":
+        return f"Storm, long-run average solver (its default relative precision {float(storm.LRA_PRECISION):g})"
+    return f"Storm, sound value iteration (relative precision {float(storm.PRECISION):g})"
 
 
 # ================================================================================================ strategies
-def strategy_matrix(strategy: Strategy) -> sp.csr_matrix:
-    """S (n_states x n_choices) with S[s, row] = σ(row)."""
-    m = strategy.model
-    return sp.csr_matrix((strategy.probabilities, (m.state_of_choice, np.arange(m.n_choices))),
-                         shape=(m.n_states, m.n_choices))
-
-
 def induced_dtmc(strategy: Strategy) -> sp.csr_matrix:
     """P_σ = S · P, the transition matrix of the DTMC induced by σ (n x n CSR, zeros removed, indices sorted)."""
-    P = (strategy_matrix(strategy) @ strategy.model.transitions).tocsr()
+    P = (strategy.matrix() @ strategy.model.transitions).tocsr()
     P.eliminate_zeros()
     P.sort_indices()
     return P
@@ -162,7 +170,8 @@ def check_strategy(strategy: Strategy, prop: Property | str, exact: bool = False
     start = time.perf_counter()
     m = strategy.model
     prop = _parsed(m, prop)
-    S = strategy_matrix(strategy)
+    _require_action_independent_bounds(strategy, prop)
+    S = strategy.matrix()
     state_rewards = {k: rm.state for k, rm in m.rewards.items() if rm.state is not None}
     choice_rewards = {k: S @ m.expected_choice_rewards(k) for k, rm in m.rewards.items()
                       if rm.choice is not None or rm.transition is not None}
@@ -173,6 +182,23 @@ def check_strategy(strategy: Strategy, prop: Property | str, exact: bool = False
         result = storm.check_dtmc(induced_dtmc(strategy), m, prop, state_rewards, choice_rewards)
     check = _at_initial_state(m, prop, result, exact, subject, time.perf_counter() - start)
     return check if expected is None else check.compared_with(expected, tolerance)
+
+
+def _require_action_independent_bounds(strategy: Strategy, prop: Property) -> None:
+    """The induced DTMC carries each state's expected reward Σ_a σ(s, a)·r(s, a): exact for expected rewards, but a
+    reward bound counts the reward of the action actually taken. Refuse a reward bound over a reward model whose
+    rewards differ between the choices σ mixes in a state."""
+    m = strategy.model
+    support = strategy.probabilities > 0
+    for name in prop.reward_bounds:
+        r = m.expected_choice_rewards(name)
+        low = np.minimum.reduceat(np.where(support, r, np.inf), m.row_groups[:-1])
+        high = np.maximum.reduceat(np.where(support, r, -np.inf), m.row_groups[:-1])
+        mixed = np.flatnonzero(high > low)
+        if mixed.size:
+            raise PropertyError(f"{prop.text}: in state {m.state_name(int(mixed[0]))} the strategy mixes choices with "
+                                f"different \"{name}\" rewards, and the DTMC it induces has only their average, "
+                                f"which a reward bound cannot use")
 
 
 def check_model(model: ExplicitModel, prop: Property | str, exact: bool = False, *,
@@ -191,7 +217,7 @@ def _parsed(model: ExplicitModel, prop: Property | str) -> Property:
 
 def _at_initial_state(model: ExplicitModel, prop: Property, result: storm.CheckResult, exact: bool, subject: str,
                       seconds: float) -> Check:
-    method = method_text(exact)
+    method = method_text(exact, prop)
     s0 = model.initial_state
     if result.values is None:       # a state formula
         return Check(prop.text, float(result.holds[s0]), None, bool(result.holds[s0]), method, subject,
@@ -281,13 +307,7 @@ def _exact_induced(strategy: Strategy, choice_rewards: dict) -> tuple[sp.csr_mat
 
 def _exact_state_rewards(m: ExplicitModel, name: str, values, sigma: list[Fraction]) -> list[Fraction]:
     """Σ_a σ(s, a)·(r(s, a) + Σ_s' P(s, a, s')·r(s, a, s')) per state, exactly."""
-    rm = m.rewards[name]
-    per_choice = [_decimal(x) for x in rm.choice.tolist()] if rm.choice is not None else [Fraction(0)] * m.n_choices
-    if rm.transition is not None:
-        P = m.transitions
-        for k in np.flatnonzero(rm.transition).tolist():
-            r = int(np.searchsorted(P.indptr, k, side="right") - 1)
-            per_choice[r] += values[k] * _decimal(rm.transition[k])
+    per_choice = storm.expected_choice_rewards_exact(m, name, values)
     out = [Fraction(0)] * m.n_states
     for r in (r for r, x in enumerate(sigma) if x):
         out[int(m.state_of_choice[r])] += sigma[r] * per_choice[r]

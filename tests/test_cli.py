@@ -6,51 +6,60 @@ import sys
 import pytest
 
 import stormcf
-from stormcf.cli import main
 
 LOAN = str(stormcf.example_path("loan.prism"))
 IMPATIENT = str(stormcf.example_path("loan.impatient.json"))
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
-
-def test_check_reports_0411_and_exact_fraction(capsys):
-    code, out, err = run(capsys, "check", LOAN, "--strategy", IMPATIENT, "--prop", 'P=? [F "rejected"]')
+def test_check_reports_0411_and_exact_fraction(cli):
+    code, out, err = cli("check", LOAN, "--strategy", IMPATIENT, "--prop", 'P=? [F "rejected"]')
     assert code == 0 and err == ""
     assert 'P=? [F "rejected"] = 0.411\n' in out
-    code, out, _ = run(capsys, "check", LOAN, "--strategy", IMPATIENT, "--prop", 'P=? [F "rejected"]', "--exact")
+    code, out, _ = cli("check", LOAN, "--strategy", IMPATIENT, "--prop", 'P=? [F "rejected"]', "--exact")
     assert code == 0 and "= 411/1000" in out
 
 
-def test_check_json(capsys):
-    code, out, _ = run(capsys, "check", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "--exact", "--json")
+def test_check_json(cli):
+    code, out, _ = cli("check", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "--exact", "--json", "-")
     data = json.loads(out)
-    assert code == 0
-    assert data["result"]["exact"] == "411/1000" and data["result"]["holds"] is False
-    assert data["result"]["value"] == pytest.approx(0.411)
+    assert code == 0 and data["status"] == "violated" and data["strategy"] == IMPATIENT
+    result, = data["results"]
+    assert result["exact"] == "411/1000" and result["holds"] is False
+    assert result["value"] == pytest.approx(0.411) and data["checks"] == data["results"]
 
 
-def test_check_mdp_without_strategy(capsys):
-    code, out, _ = run(capsys, "check", LOAN, "--prop", 'Pmin=? [F "rejected"]', "--exact")
+def test_check_several_properties_on_one_build(cli, tmp_path):
+    """Several --prop and a .props file (Storm's format: comments, names), and --fail-if-violated's exit code 3."""
+    props = tmp_path / "loan.props"
+    props.write_text('// the loan model\n"bad": P<=0.2 [F "rejected"];\nR{"steps"}=? [F "granted" | "rejected"]\n')
+    code, out, _ = cli("check", LOAN, "-s", IMPATIENT, "-p", 'P=? [F "rejected"]', "--props", props, "--json", "-")
+    data = json.loads(out)
+    assert code == 0 and [r["property"] for r in data["results"]] == [
+        'P=? [F "rejected"]', 'P<=1/5 [F "rejected"]', 'R{"steps"}=? [F ("granted" | "rejected")]']
+    assert cli("check", LOAN, "-s", IMPATIENT, "--props", props, "--fail-if-violated")[0] == 3
+    assert cli("check", LOAN, "-s", IMPATIENT, "-p", 'P<=0.5 [F "rejected"]', "--fail-if-violated")[0] == 0
+    code, _, err = cli("check", LOAN)
+    assert code == 2 and "no property given" in err
+
+
+def test_check_mdp_without_strategy(cli):
+    code, out, _ = cli("check", LOAN, "--prop", 'Pmin=? [F "rejected"]', "--exact")
     assert code == 0 and "= 1/50" in out
 
 
-def test_info(capsys):
-    code, out, _ = run(capsys, "info", LOAN)
+def test_info(cli):
+    code, out, _ = cli("info", LOAN)
     assert code == 0
     assert "9 states, 13 choices, 17 transitions (4 decision states)" in out
     assert '"granted"' in out and "Apply, Consult, Provider, Quit, Submit" in out
-    code, out, _ = run(capsys, "info", LOAN, "--json")
+    code, out, _ = cli("info", LOAN, "--json", "-")
     data = json.loads(out)
-    assert data["states"] == 9 and data["reward_models"] == {"steps": ["state"]} and data["variables"] == {"s": [0, 8]}
+    assert data["model"]["states"] == 9 and data["reward_models"] == {"steps": ["state"]} and data["variables"] == {"s": [0, 8]}
 
 
-def test_demo(capsys):
-    code, out, _ = run(capsys, "demo")
+def test_demo(cli):
+    code, out, _ = cli("demo")
     assert code == 0
     assert "0.411 (exactly 411/1000)" in out and "Rework" in out
 
@@ -69,7 +78,7 @@ def _strategy(tmp_path, entries, default="uniform"):
     "missing file", "syntax error", "undefined constants", "unknown constant", "unknown label", "unknown state",
     "unknown action", "negative", "not summing to 1", "state twice", "bad json", "missing strategy", "bad option",
 ])
-def test_user_errors_exit_2_with_one_line(capsys, tmp_path, case):
+def test_user_errors_exit_2_with_one_line(tmp_path, case, cli):
     prop = 'P=? [F "rejected"]'
     good = _strategy(tmp_path, [])
     argv = {
@@ -112,30 +121,19 @@ def test_user_errors_exit_2_with_one_line(capsys, tmp_path, case):
         "missing strategy": "none.json: file not found",
         "bad option": "unrecognized arguments: --frobnicate",
     }[case]
-    with pytest.raises(SystemExit) if case == "bad option" else _no_exit() as exc:
-        code, out, err = run(capsys, *argv)
-    if case == "bad option":
-        code, err = exc.value.code, capsys.readouterr().err
+    code, out, err = cli(*argv)
     assert code == 2
     assert expected in err
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-class _no_exit:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-def test_internal_error_exits_1(capsys, monkeypatch):
+def test_internal_error_exits_1(monkeypatch, cli):
     import stormcf.cli.info as info
 
     def boom(args):
         raise RuntimeError("unexpected")
     monkeypatch.setattr(info, "model_from_args", boom)
-    code, out, err = run(capsys, "info", LOAN)
+    code, out, err = cli("info", LOAN)
     assert code == 1 and "internal error" in err and "Traceback" not in err
 
 

@@ -80,6 +80,70 @@ def test_bad_arrays_are_rejected():
         stormcf.ExplicitModel(np.array([[0.5, 0.4], [0.0, 1.0]]), [0, 1, 2], [0, 0], [""], {}, {}, {}, 0)
 
 
+def _grid(P, actions=("go", "stay", "a"), **kw):
+    """Two states; state 0 has the choices go, stay (rows 0, 1), state 1 one choice a (row 2)."""
+    return stormcf.ExplicitModel(np.array(P, dtype=float), [0, 2, 3], [0, 1, 2], list(actions), {},
+                                 {"x": np.array([0, 1])}, {}, 0, **kw)
+
+
+@pytest.mark.parametrize("P,needle", [
+    ([[np.nan, 1.0], [0.0, 1.0], [0.0, 1.0]], "action 'go' in state x=0 has probability nan to go to state 0"),
+    ([[-0.5, 1.5], [0.0, 1.0], [0.0, 1.0]], "action 'go' in state x=0 has probability -0.5 to go to state 0"),
+    ([[0.0, 1.0], [0.0, 1.0], [0.0, 1.25]], "action 'a' in state x=1 has probability 1.25 to go to state 1"),
+    ([[0.0, 1.0], [0.3, 0.3], [0.0, 1.0]], "the probabilities of action 'stay' in state x=0 sum to 0.6, not 1"),
+    ([[0.0, 1.0], [0.0, 1.0], [np.inf, 0.0]], "action 'a' in state x=1 has probability inf"),
+])
+def test_arrays_with_bad_probabilities_name_the_state_and_action(P, needle):
+    with pytest.raises(stormcf.ModelError) as err:
+        _grid(P)
+    assert needle in str(err.value)
+
+
+@pytest.mark.parametrize("change,needle", [
+    (dict(row_groups=[0, 2]), "row groups do not match"),
+    (dict(row_groups=[0, 3, 3]), "row groups do not match"),
+    (dict(choice_actions=[0, 1]), "need one action per choice (3)"),
+    (dict(choice_actions=[0, 1, 5]), "must index the 3 action names"),
+    (dict(labels={"goal": np.array([True])}), "label 'goal' has 1 entries, expected 2"),
+    (dict(valuations={"x": np.array([0, 1, 2])}), "variable 'x' has 3 values, expected 2"),
+    (dict(rewards={"r": stormcf.RewardModel("r", choice=[1.0, 2.0])}), 'reward model "r" has 2 choice rewards'),
+    (dict(rewards={"r": stormcf.RewardModel("r", transition=[1.0])}), 'reward model "r" has 1 transition rewards'),
+    (dict(initial_state=2), "initial state 2 out of range"),
+])
+def test_arrays_with_inconsistent_shapes_are_rejected(change, needle):
+    fields = dict(transitions=np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]), row_groups=[0, 2, 3],
+                  choice_actions=[0, 1, 2], action_names=["go", "stay", "a"], labels={},
+                  valuations={"x": np.array([0, 1])}, rewards={}, initial_state=0)
+    fields.update(change)
+    with pytest.raises(stormcf.ModelError) as err:
+        stormcf.ExplicitModel(**fields)
+    assert needle in str(err.value)
+
+
+def test_same_named_choices_get_distinct_stable_names():
+    """QVBS eajs (N=2): PRISM synchronisation gives every decision state four 'tick' choices."""
+    from pathlib import Path
+    eajs = stormcf.load_model(Path(__file__).parent / "data" / "qvbs" / "eajs.2.prism", constants="energy_capacity=100")
+    assert eajs.shared_action_states.sum() == eajs.decision_states.sum() == 1817
+    s = int(np.flatnonzero(eajs.decision_states)[0])
+    assert eajs.enabled_actions(s) == ["tick#0", "tick#1", "tick#2", "tick#3"]
+    rows = list(eajs.choices(s))
+    assert [eajs.choice_of(s, f"tick#{k}") for k in range(4)] == rows          # Storm's order within the state
+    assert {eajs.action(r) for r in rows} == {"tick"}
+    with pytest.raises(stormcf.StateError, match="has 4 choices of action 'tick': name them 'tick#0', 'tick#1'"):
+        eajs.choice_of(s, "tick")
+    single = int(np.flatnonzero(~eajs.decision_states)[0])
+    assert "#" not in eajs.enabled_actions(single)[0]                          # a unique name stays as it is
+    again = stormcf.load_model(Path(__file__).parent / "data" / "qvbs" / "eajs.2.prism", constants="energy_capacity=100")
+    assert again.choice_names == eajs.choice_names                              # stable across builds
+    assert eajs.summary()["shared_action_states"] == 1817
+
+
+def test_choice_names_of_unique_actions_are_the_action_names(loan):
+    assert loan.choice_names == tuple(loan.action(r) for r in range(loan.n_choices))
+    assert loan.shared_action_states.sum() == 0
+
+
 def test_step_rewards(loan):
     r = loan.step_rewards("steps")
     np.testing.assert_array_equal(r, (loan.valuations["s"] < 7)[loan.state_of_choice].astype(float))

@@ -65,3 +65,17 @@ def test_simulator_is_seeded_and_follows_the_model(treat):
     healthy = np.mean([treat.valuation(int(s))["s"] == 1 for s in long.next_states])
     assert abs(healthy - 0.8) < 4 * np.sqrt(0.16 / 20_000)
     assert set(long.actions) == {"drug"}
+
+
+def test_same_named_choices_in_paths(tmp_path):
+    """A path through a zeroconf state with two 'rec' choices names the one taken rec#0 or rec#1."""
+    from pathlib import Path
+    z = stormcf.load_model(Path(__file__).parent / "data" / "qvbs" / "zeroconf.prism", constants="N=20,K=2,reset=true")
+    s = int(np.flatnonzero(z.shared_action_states)[0])
+    row = z.choice_of(s, "rec#1")
+    succ = int(z.transitions[row].indices[0])
+    data = {"steps": [{"state": z.valuation(s), "action": "rec#1"}], "final_state": z.valuation(succ)}
+    path = ObservedPath.from_dict(z, data)
+    assert path.actions == ["rec#1"] and int(path.choices[0]) == row
+    path.save(tmp_path / "p.json")
+    assert ObservedPath.load(z, tmp_path / "p.json").to_dict() == data

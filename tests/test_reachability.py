@@ -83,7 +83,7 @@ def test_bad_targets(loan):
 
 
 def test_target_equal_to_an_expression_label():
-    m = stormcf.load_model(stormcf.example_path("loan.prism"), properties=["Pmax=? [F s=8]"])
+    m = stormcf.load_model(stormcf.example_path("loan.prism"))
     target = stormcf.parse_property(m, "Pmax=? [F s=8]").target
     assert stormcf.reach_probability(m, target, "min")[m.initial_state] == pytest.approx(0.02)
     zero, one = stormcf.prob01_states(m, target, "max")

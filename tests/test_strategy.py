@@ -24,6 +24,25 @@ def test_json_round_trip(loan, impatient, tmp_path):
     assert Strategy.load(loan, f).allclose(r, atol=0)          # repr() of floats round-trips exactly
 
 
+def test_same_named_choices_round_trip(tmp_path):
+    """QVBS zeroconf: a state with two 'rec' choices; σ is written as rec#0 / rec#1 and read back unchanged (not as
+    one lossy 'rec' key)."""
+    from pathlib import Path
+    z = stormcf.load_model(Path(__file__).parent / "data" / "qvbs" / "zeroconf.prism", constants="N=20,K=2,reset=true")
+    assert z.shared_action_states.sum() == 5
+    sigma = Strategy.random(z, seed=7)
+    s = int(np.flatnonzero(z.shared_action_states)[0])
+    entry = next(e for e in sigma.to_dict()["states"] if z.state_index(e["state"]) == s)
+    assert set(entry["actions"]) == {"rec#0", "rec#1"} and sum(entry["actions"].values()) == pytest.approx(1)
+    sigma.save(tmp_path / "z.json")
+    assert Strategy.load(z, tmp_path / "z.json").allclose(sigma, atol=0)
+    bad = {"states": [{"state": z.valuation(s), "actions": {"rec": 1.0}}]}
+    with pytest.raises(stormcf.StrategyError, match="has 2 choices of action 'rec': name them 'rec#0', 'rec#1'"):
+        Strategy.from_dict(z, bad)
+    check = stormcf.check_strategy(sigma, "Pmax=? [F l=4 & ip=1]".replace("max", ""))
+    assert 0 <= check.value <= 1
+
+
 def test_default_uniform_and_single_action_states(loan):
     s = Strategy.from_dict(loan, {"states": [{"state": {"s": 0}, "actions": {"Apply": 1}}]})
     err = loan.state_index({"s": 3})

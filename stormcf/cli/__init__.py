@@ -1,19 +1,32 @@
 """The ``stormcf`` command line: a thin layer over the Python API.
 
-Exit codes: 0 success, 2 user error (one line on stderr naming the problem), 1 internal error.
+Exit codes (:data:`EXIT_CODES`): 0 success, 2 bad input (one line on stderr naming the problem), 1 internal error,
+3 a violated property with ``check --fail-if-violated``, 130 interrupted (Ctrl-C twice), 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 import traceback
+import warnings
 from importlib import import_module
 
+from .. import console, interrupt
 from ..errors import StormcfError
+from ..limits import out_of_memory_message
+from .common import add_console_arguments, check_outputs
+
+EXIT_CODES = """exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
+running out of memory; 1 internal error (including Storm not confirming a computed value); 3 check
+--fail-if-violated and a bounded property does not hold; 130 interrupted; 143 terminated"""
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
-COMMANDS = ("info", "check", "strategy", "icfmdp", "explain_path", "demo")
+COMMANDS = ("info", "check", "strategy", "strategy_file", "simulate", "icfmdp", "explain_path", "recourse", "setcover",
+            "setcover_learn", "setcover_evaluate", "demo", "learn", "demo_learn")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,12 +38,15 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="stormcf", description="Counterfactual explanations for MDPs, checked by Storm.")
+    parser = _Parser(prog="stormcf", description="Counterfactual explanations for MDPs, checked by Storm.",
+                     epilog=EXIT_CODES)
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for name in COMMANDS:
         import_module(f"{__name__}.{name}").register(sub)
+    for command in set(sub.choices.values()):
+        add_console_arguments(command)
     return parser
 
 
@@ -39,22 +55,67 @@ def _version() -> str:
     return f"stormcf {__version__}"
 
 
+class Terminated(BaseException):
+    """SIGTERM, turned into an exception so that temporary files are removed on the way out."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated()
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:                    # usage errors (exit 2, one line) and --help/--version (0)
+        return int(done.code or 0)
+    console.set_verbosity(args.verbosity)
+    show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
+    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
+    try:
+        with console.native_output(show_native), warnings.catch_warnings():
+            if not show_native:                   # libraries' warnings are solver chatter too, unless -v
+                warnings.simplefilter("ignore")
+            return _run(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command, with its errors turned into one line on stderr and an exit code."""
+    try:
+        check_outputs(args)
+        args.result_stream = sys.stdout           # with --json -, the JSON document alone goes there
+        json_on_stdout = getattr(args, "json", None) == "-"
+        with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else _nothing(), \
+                interrupt.stop_on_interrupt(getattr(args, "stoppable", False)):
+            return int(args.run(args) or 0)
     except StormcfError as err:
-        print(f"stormcf: error: {err}", file=sys.stderr)
-        return 2
+        return _fail(f"error: {err}", 2)
+    except MemoryError as err:
+        return _fail(f"error: {out_of_memory_message(err)}", 2)
     except KeyboardInterrupt:
-        print("stormcf: interrupted", file=sys.stderr)
-        return 130
+        return _fail("interrupted", 130)
+    except Terminated:
+        return _fail("terminated", 143)
     except Exception as err:   # an internal error: say so, keep the traceback for STORMCF_DEBUG=1
         if os.environ.get("STORMCF_DEBUG"):
             traceback.print_exc()
-        print(f"stormcf: internal error: {type(err).__name__}: {err} "
-              f"(set STORMCF_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 1
+        return _fail(f"internal error: {type(err).__name__}: {err} (set STORMCF_DEBUG=1 for the traceback)", 1)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"stormcf: {message}", file=sys.stderr)
+    return code
+
+
+@contextlib.contextmanager
+def _nothing():
+    yield
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

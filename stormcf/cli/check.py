@@ -1,41 +1,54 @@
-"""``stormcf check MODEL --strategy S.json --prop '...'``: Storm's value of a property under a strategy."""
+"""``stormcf check MODEL --prop '...' [--prop ...] [--strategy S.json]``: Storm's values of properties under a
+strategy (or on the model itself: any property Storm answers there, incl. multi-objective queries);
+``--strategies FILE.jsonl``: one strategy per line, every property under each, one model build for the batch.
+
+Exit codes: 0, or 3 with ``--fail-if-violated`` when a bounded property does not hold (2: bad input, 1: internal;
+batches: 4 when an item failed, which takes precedence over 3)."""
 from __future__ import annotations
 
 import argparse
 
-from .. import storm
-from ..strategy import Strategy
-from ..verify import check_model, check_strategy
-from .common import add_model_arguments, model_from_args, model_line, print_json
+from ..batch import check_task, read_jsonl
+from ..errors import PropertyError, StrategyError
+from ..examples import read_json
+from ..modelcheck import read_properties
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
+                     model_file, model_from_args, require_single, run_batch_command)
+
+#: the exit code of ``--fail-if-violated`` when a bounded property does not hold
+VIOLATED = 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="model-check a property on the DTMC induced by a strategy (or on the MDP)")
+    p = sub.add_parser("check", help="model-check properties on the DTMC induced by a strategy (or on the model)")
     add_model_arguments(p)
-    p.add_argument("--strategy", "-s", metavar="S.json", help="strategy file; without it the MDP itself is checked "
-                   "(then the property needs Pmin/Pmax)")
-    p.add_argument("--prop", "-p", required=True, metavar="PCTL", help="""e.g. 'P=? [F "rejected"]'""")
+    strategies = p.add_mutually_exclusive_group()
+    strategies.add_argument("--strategy", "-s", metavar="S.json", help="strategy file; without it the model itself "
+                            "is checked (then an MDP property needs Pmin/Pmax)")
+    strategies.add_argument("--strategies", metavar="FILE.jsonl",
+                            help="a batch: one strategy per line (JSON lines), every property checked under each")
+    p.add_argument("--prop", "-p", action="append", default=[], metavar="PCTL",
+                   help="""a property, e.g. 'P=? [F "rejected"]'; repeatable (one model build for all)""")
+    p.add_argument("--props", metavar="FILE.props", help="a properties file as Storm's command line reads it")
     p.add_argument("--exact", action="store_true", help="exact rational arithmetic (stormpy.Rational)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--fail-if-violated", action="store_true",
+                   help=f"exit with code {VIOLATED} when a bounded property does not hold")
+    add_json_argument(p)
+    add_batch_arguments(p, "--strategies")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    model = model_from_args(args, [args.prop])
-    prop = storm.parse_property(model, args.prop)
-    if args.strategy:
-        result = check_strategy(Strategy.load(model, args.strategy), prop, exact=args.exact)
-    else:
-        result = check_model(model, prop, exact=args.exact)
-    if args.json:
-        print_json({"model": model.summary(), "strategy": args.strategy, "result": result.to_dict()})
-        return 0
-    print(model_line(model))
-    print(f"strategy: {args.strategy or '(none: the MDP itself)'}")
-    text = f"{result.property} = {result.value_text()}"       # long exact fractions shortened (whole in --json)
-    if result.holds is not None:
-        text += f"  [{'holds' if result.holds else 'does not hold'}]"
-    print(text)
-    print(f"checked by {result.method}")
-    return 0
-
+    if not args.prop and not args.props:
+        raise PropertyError("no property given: use --prop PCTL (repeatable) or --props FILE")
+    task = check_task(list(args.prop) + (read_properties(args.props) if args.props else []), args.exact)
+    if args.strategies:
+        summary = run_batch_command(args, model_file(args), task, read_jsonl(args.strategies, StrategyError))
+        violated = args.fail_if_violated and summary.statuses.get("violated", 0) > 0
+        return batch_exit_code(summary) or (VIOLATED if violated else 0)
+    require_single(args, "--strategies")
+    model = model_from_args(args)
+    strategy = read_json(args.strategy, StrategyError) if args.strategy else None
+    result = task(model, strategy, args.strategy)
+    emit(result, args)
+    return VIOLATED if args.fail_if_violated and result.status == "violated" else 0

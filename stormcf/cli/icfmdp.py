@@ -1,62 +1,53 @@
-"""``stormcf icfmdp MODEL --path P.json --reward R``: robust counterfactual policy of an observed path (seed 004)."""
+"""``stormcf icfmdp MODEL --path P.json --reward R``: robust counterfactual policy of an observed path (seed 004);
+``--paths FILE.jsonl``: one observed path per line, one model build for the batch."""
 from __future__ import annotations
 
 import argparse
 
-from ..icfmdp import ASSUMPTIONS, analyse_path
-from ..paths import ObservedPath
-from .common import add_model_arguments, model_from_args, model_line, print_json
+from ..batch import icfmdp_task
+from ..counterfactual_mdp import ESTIMATORS
+from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS
+from ..modes import Optimization
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
+                     positive_int, run_on_paths)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("icfmdp", help="interval counterfactual MDP of an observed path and its robust policy "
                                       "(Lally et al.), optionally against the Gumbel-max SCM baseline")
     add_model_arguments(p)
-    p.add_argument("--path", required=True, metavar="P.json", help='observed path: {"steps": [{"state": {...}, '
-                   '"action": "..."}, ...], "final_state": {...}}')
+    paths = p.add_mutually_exclusive_group(required=True)
+    paths.add_argument("--path", metavar="P.json", help='observed path: {"steps": [{"state": {...}, '
+                       '"action": "..."}, ...], "final_state": {...}}')
+    paths.add_argument("--paths", metavar="FILE.jsonl", help="a batch: one observed path per line (JSON lines)")
     p.add_argument("--reward", "-r", default=None, metavar="NAME",
                    help="PRISM reward model (state and state-action rewards; default: the only one)")
+    p.add_argument("--minimize", action="store_true", help="the reward is a cost: the policy minimizes it")
     p.add_argument("--assumptions", choices=ASSUMPTIONS, default="cs+m",
                    help="cs+m: counterfactual stability and monotonicity (default); cs: stability only; none")
-    p.add_argument("--bounds", choices=("closed", "lp"), default="closed",
+    p.add_argument("--bounds", choices=BOUNDS_METHODS, default="closed",
                    help="closed-form bounds (default) or one exact LP per transition (small models)")
     p.add_argument("--optimistic", action="store_true", help="also the optimistic (best-case) policy")
     p.add_argument("--baseline", choices=("gumbel",), default=None, help="also the Gumbel-max SCM policy")
-    est = p.add_mutually_exclusive_group()
-    est.add_argument("--exact", action="store_true", help="exact Gumbel-max probabilities (the default)")
-    est.add_argument("--mc-samples", type=_positive_int, metavar="N", default=None,
-                     help="Monte Carlo Gumbel-max probabilities with N posterior samples per (t, s, a)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the Monte Carlo baseline (default 0)")
-    p.add_argument("--json", metavar="OUT", default=None, help="write the result as JSON to OUT ('-': stdout)")
-    p.add_argument("--plot", metavar="OUT.png", default=None, help="plot bound widths and values per step")
+    p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
+                   help="Gumbel-max probabilities of the baseline: exact closed form (default) or Monte Carlo")
+    p.add_argument("--mc-samples", type=positive_int, metavar="N", default=10_000,
+                   help="posterior samples per (t, s, a) for --estimator mc (default 10000)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the Monte Carlo baseline (default 0)")
+    add_json_argument(p)
+    add_plot_argument(p, "plot bound widths and values per step")
+    add_batch_arguments(p, "--paths")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    model = model_from_args(args)
-    path = ObservedPath.load(model, args.path)
-    analysis = analyse_path(path, args.reward, args.assumptions, args.bounds, args.optimistic, args.baseline,
-                            "mc" if args.mc_samples else "exact", args.mc_samples or 1, args.seed)
-    if args.json == "-":
-        print_json(analysis.to_dict())
-        return 0
-    print(model_line(model))
-    print(analysis)
-    if args.json:
-        print_json(analysis.to_dict(), args.json)
-        print(f"JSON written to {args.json}")
-    if args.plot:
-        from ..icfmdp.plots import plot_analysis
-        plot_analysis(analysis, args.plot)
-        print(f"plot written to {args.plot}")
-    return 0
+    task = icfmdp_task(reward=args.reward, optimization=Optimization.MINIMIZE if args.minimize else
+                       Optimization.MAXIMIZE, assumptions=args.assumptions, bounds=args.bounds,
+                       optimistic=args.optimistic, baseline=args.baseline, estimator=args.estimator,
+                       samples=args.mc_samples, seed=args.seed)
+    return run_on_paths(args, task, plot=_plot)
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+def _plot(result, out: str) -> str:
+    from ..icfmdp.plots import plot_analysis                     # matplotlib only when a plot is asked for
+    return plot_analysis(result, out)

@@ -3,28 +3,17 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_model_arguments, model_from_args, model_line, print_json
+from ..modelcheck import ModelInfo
+from .common import add_json_argument, add_model_arguments, emit, model_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("info", help="states, choices, transitions, labels, actions, reward models, variables")
     add_model_arguments(p)
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_json_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    model = model_from_args(args)
-    summary = model.summary()
-    if args.json:
-        print_json(summary)
-        return 0
-    print(model_line(model))
-    print(f"initial state: {model.state_name(model.initial_state)}")
-    print("variables:     " + (", ".join(f"{v} in [{lo}, {hi}]" for v, (lo, hi) in summary["variables"].items())
-                               or "none"))
-    print("labels:        " + (", ".join(f'"{k}"' for k in summary["labels"]) or "none"))
-    print("actions:       " + (", ".join(summary["actions"]) or "none"))
-    rewards = [f'"{k}" ({", ".join(parts)} rewards)' for k, parts in summary["reward_models"].items()]
-    print("reward models: " + (", ".join(rewards) or "none"))
+    emit(ModelInfo(model_from_args(args)), args)
     return 0

@@ -1,25 +1,30 @@
-"""``stormcf strategy MODEL --strategy S.json --prop 'P<=0.2 [F "rejected"]'``: counterfactual strategies (seed 000)."""
+"""``stormcf strategy MODEL --strategy S.json --prop 'P<=0.2 [F "rejected"]'``: counterfactual strategies (seed 000);
+``--strategies FILE.jsonl`` and/or several ``--prop``: a batch of every strategy with every bound, one model build."""
 from __future__ import annotations
 
 import argparse
-import re
-from pathlib import Path
 
-from ..counterfactual import CounterfactualProblem, diverse_counterfactuals, to_dot
+from ..batch import Item, counterfactual_task, read_jsonl, strategy_items
+from ..counterfactual import to_dot
 from ..counterfactual.solve import SOLVERS
 from ..deadline import Deadline
-from ..errors import ModelError
-from ..report import write_json
-from ..strategy import Strategy
-from .common import add_model_arguments, model_from_args
+from ..errors import OptionError, StrategyError
+from ..examples import read_json
+from ..report import write_text
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_output_argument, batch_exit_code,
+                     emit, model_file, model_from_args, positive_int, require_single, run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("strategy", help="the smallest change to a strategy that brings P(F bad) under a bound")
     add_model_arguments(p)
-    p.add_argument("--strategy", "-s", required=True, metavar="S.json", help="the initial strategy σ")
-    p.add_argument("--prop", "-p", required=True, metavar="PCTL",
-                   help="""the bound to meet, e.g. 'P<=0.2 [F "rejected"]' (also P<, and P>=/P> when sound)""")
+    strategies = p.add_mutually_exclusive_group(required=True)
+    strategies.add_argument("--strategy", "-s", metavar="S.json", help="the initial strategy σ")
+    strategies.add_argument("--strategies", metavar="FILE.jsonl",
+                            help="a batch: one initial strategy per line (JSON lines), each with every --prop")
+    p.add_argument("--prop", "-p", required=True, action="append", metavar="PCTL",
+                   help="""the bound to meet, e.g. 'P<=0.2 [F "rejected"]' (also P<, and P>=/P> when sound); """
+                        "repeatable: a batch of every strategy with every bound")
     p.add_argument("--weights", "-w", default="1,1,1", metavar="R0,R1,RINF",
                    help="weights of d = r0*d0 + r1*d1 + rinf*dinf (default 1,1,1)")
     control = p.add_mutually_exclusive_group()
@@ -29,43 +34,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--solver", choices=SOLVERS, default="auto",
                    help="auto (exact special cases, else Gurobi, else SCIP), gurobi, scip, highs")
     p.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS",
-                   help="for the whole command: loading, Storm's pre-analysis and checks, every solve (default 600)")
-    p.add_argument("--diverse", type=int, default=1, metavar="N", help="compute N diverse counterfactuals")
+                   help="for the whole command: loading, Storm's pre-analysis and checks, every solve (default 600); "
+                        "in a batch, for each item")
+    p.add_argument("--diverse", type=positive_int, default=1, metavar="N", help="compute N diverse counterfactuals")
     p.add_argument("--diversity-weight", type=float, default=2.0, metavar="LAMBDA", help="λ (default 2)")
     p.add_argument("--epsilon", type=float, default=None, metavar="E",
                    help="any strategy with d <= E (an ε-counterfactual) instead of the closest one")
     p.add_argument("--exact", action="store_true", help="also check the answer in exact rational arithmetic")
-    p.add_argument("--json", metavar="OUT", help="write the result as JSON to OUT ('-' for stdout)")
-    p.add_argument("--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
+    add_json_argument(p)
+    add_output_argument(p, "--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
+    add_batch_arguments(p, "--strategies or several --prop")
     p.set_defaults(run=run)
 
 
-def _load(args: argparse.Namespace):
-    """The model, built with the property and (if it is an expression) the controllable-states predicate."""
-    states = args.controllable_states
-    bare = states is not None and re.fullmatch(r'\s*"?[A-Za-z_][\w-]*"?\s*', states)
-    model = model_from_args(args, [args.prop] + ([states] if states is not None and not bare else []))
-    if bare and states.strip().strip('"') not in model.labels:
-        model = model_from_args(args, [args.prop, states])
-    return model
-
-
 def run(args: argparse.Namespace) -> int:
-    deadline = Deadline(args.time_limit)
-    model = _load(args)
-    sigma = Strategy.load(model, args.strategy)
-    actions = args.controllable_actions.split(",") if args.controllable_actions is not None else None
-    problem = CounterfactualProblem(sigma, args.prop, args.weights, controllable_actions=actions,
-                                    controllable_states=args.controllable_states, epsilon=args.epsilon)
-    result = diverse_counterfactuals(problem, args.diverse, args.diversity_weight, args.solver, exact=args.exact,
-                                     deadline=deadline)
-    if args.json != "-":
-        print(result)
-    if args.json:
-        write_json(result.to_dict(), args.json)
+    batch = bool(args.strategies) or len(args.prop) > 1
+    deadline = Deadline(args.time_limit)      # starts before the model is loaded (a batch: each item its own)
+    task = counterfactual_task(
+        weights=args.weights, epsilon=args.epsilon, controllable_states=args.controllable_states,
+        controllable_actions=args.controllable_actions.split(",") if args.controllable_actions is not None else None,
+        diverse=args.diverse, diversity_weight=args.diversity_weight, solver=args.solver,
+        time_limit=args.time_limit if batch else deadline, exact=args.exact)
+    if batch:
+        if args.dot:
+            raise OptionError("--dot draws one counterfactual; it does not apply to a batch")
+        strategies = (read_jsonl(args.strategies, StrategyError) if args.strategies
+                      else [Item(0, args.strategy, read_json(args.strategy, StrategyError))])
+        items = strategy_items(strategies, args.prop)
+        return batch_exit_code(run_batch_command(args, model_file(args), task, items))
+    require_single(args, "--strategies or several --prop")
+    data = {"strategy": read_json(args.strategy, StrategyError), "property": args.prop[0]}
+    result = task(model_from_args(args), data, args.strategy)
+    emit(result, args)
     if args.dot:
-        try:
-            Path(args.dot).write_text(to_dot(result))
-        except OSError as err:
-            raise ModelError(f"{args.dot}: cannot write ({err.strerror})") from None
+        write_text(to_dot(result), args.dot)
     return 0

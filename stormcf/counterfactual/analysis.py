@@ -76,6 +76,7 @@ def actionable_mdp(problem: CounterfactualProblem) -> ActionableMDP:
     rows_free = sp.diags(free_mass[soc[free_rows]]) @ P[free_rows] + fixed_part[soc[free_rows]]
     mixture_states = np.flatnonzero(~changeable)
     rows = sp.vstack([rows_free, fixed_part[mixture_states]]).tocsr()
+    np.minimum(rows.data, 1.0, out=rows.data)       # a mixture's rounding (1 + 2e-16) is no probability above 1
     states = np.concatenate([soc[free_rows], mixture_states])
     order = np.argsort(states, kind="stable")
     origin = np.concatenate([free_rows, -np.ones(mixture_states.size, dtype=np.int64)])[order]

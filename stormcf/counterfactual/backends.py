@@ -9,7 +9,8 @@
 
 All run on one thread with a relative gap of 1e-4 and the formulation's feasibility tolerance (1e-3·γ, between 1e-9
 and 1e-6: :func:`programs.tolerance`; the encodings' answers are re-checked by Storm anyway). Status: ``optimal``;
-``suboptimal`` (a solution, not proven optimal: time or solution limit); ``infeasible``; ``timeout`` (no solution within the limit); ``crashed`` (SCIP's process died).
+``suboptimal`` (a solution, not proven optimal: time or solution limit); ``infeasible``; ``timeout`` (no solution
+within the limit); ``crashed`` (the solver's child process died).
 """
 from __future__ import annotations
 
@@ -91,7 +92,7 @@ class GurobiBackend:
                     f"the instance ({s['variables']} variables, {s['constraints']} constraints, {s['bilinear_terms']} "
                     f"bilinear terms) is too large for the installed size-limited Gurobi licence (the pip wheel's "
                     f"allows about 2,000 variables and constraints, and far fewer variables in quadratic terms); "
-                    f"install a full licence or use --solver scip") from None
+                    f"install a full licence or use the solver scip") from None
             raise SolverError(f"Gurobi failed: {err}") from None
 
     def _run(self, gp, m, f: Formulation, time_limit: float, t0: float) -> SolverOutcome:
@@ -213,10 +214,11 @@ class ChildJob(Job):
         try:
             _, stderr = self._process.communicate(timeout=max(left, 0.0))
         except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.communicate()
-            self._tmp.cleanup()
+            self.cancel()
             return {"status": "timeout", "note": f"{self.solver} did not stop at its time limit and was stopped"}
+        except BaseException:                   # Ctrl-C or SIGTERM in the parent: the child stops with it
+            self.cancel()
+            raise
         try:
             if self._process.returncode != 0 or not self._target.exists():
                 why = (stderr.strip().splitlines() or [f"exit code {self._process.returncode}"])[-1]
@@ -283,7 +285,7 @@ class HighsBackend:
         """Start a solve; in a child process when ``child`` or when ``f`` is large."""
         if not f.is_linear:
             raise SolverError("HiGHS solves linear programmes only; the mixed objective has bilinear Bellman "
-                              "constraints: use --solver scip or --solver gurobi")
+                              "constraints: use the solver scip or gurobi")
         if child or f.n_vars >= CHILD_PROCESS_SIZE:
             return ChildJob("highs", f, time_limit)
         t0 = time.perf_counter()

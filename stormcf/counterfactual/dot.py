@@ -54,7 +54,7 @@ def to_dot(results: CounterfactualResult | Sequence[CounterfactualResult]) -> st
         for r in m.choices(int(s)):
             marks = [_MARKS[min(k, len(_MARKS) - 1)] for k, rows in enumerate(changed_rows) if rows[r]]
             probs = " / ".join(_number(float(res.strategy.probabilities[r])) for res in results)
-            label = f"{m.action(r)}: {_number(float(sigma[r]))}"
+            label = f"{m.choice_name(r)}: {_number(float(sigma[r]))}"
             if marks:
                 label += f" → {probs}"
             attrs = {"color": '"gray40"'} if not marks else {k: v for mark in marks for k, v in mark.items()}

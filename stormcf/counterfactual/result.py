@@ -121,7 +121,7 @@ class CounterfactualResult(Report):
             for r in m.choices(int(s)):
                 before, after = float(sigma.probabilities[r]), float(self.strategy.probabilities[r])
                 if abs(after - before) > CHANGE_TOLERANCE:
-                    actions[m.action(r)] = {"from": before, "to": after}
+                    actions[m.choice_name(r)] = {"from": before, "to": after}
             out.append({"state": m.valuation(int(s)), "name": m.state_name(int(s)),
                         "delta": float(self.distance.per_state[s]), "actions": actions})
         return out
@@ -237,10 +237,9 @@ class CounterfactualResult(Report):
             "sizes": self.sizes,
             "strategy": None if self.strategy is None else self.strategy.to_dict(),
         }
-        if self.novelty is not None:
-            out["novelty"] = self.novelty
-        if self.diverse and with_diverse:
-            out["diverse"] = [self.summary()] + [d.summary() for d in self.diverse]
+        out["novelty"] = self.novelty
+        if with_diverse:
+            out["diverse"] = [self.summary()] + [d.summary() for d in self.diverse] if self.diverse else None
         return out
 
     def summary(self) -> dict[str, Any]:

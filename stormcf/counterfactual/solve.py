@@ -128,8 +128,8 @@ class _Run:
 
     def mixed(self) -> str:
         if self.solver == "highs":
-            raise SolverError("HiGHS solves only the linear special cases (--weights r0,0,0 and 0,0,r∞); the "
-                              "mixed objective needs a non-convex MIQCQP solver: --solver gurobi or scip")
+            raise SolverError("HiGHS solves only the linear special cases (weights r0,0,0 and 0,0,r∞); the "
+                              "mixed objective needs a non-convex MIQCQP solver: gurobi or scip")
         w = self.problem.weights
         if self.solver == "gurobi":       # a licence too small for the MIQCQP is the user's error: say so at once
             probe = miqcqp_program(self.enc, self.gamma, w.as_tuple()).formulation
@@ -147,7 +147,7 @@ class _Run:
         reason = "mixed objective: the exact d∞ and d0 special cases and a d∞ polish of the sparsest candidate"
         if self.decided():
             return reason + " (their bounds decide it; no MIQCQP needed)"
-        return self.miqcqp(self.deadline, reason + ", then the non-convex MIQCQP of seed 000 (1)-(13)")
+        return self.miqcqp(self.deadline, reason + ", then the paper's non-convex MIQCQP")
 
     def decided(self) -> bool:
         cert, eps = self.certificate, self.problem.epsilon
@@ -373,11 +373,11 @@ def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_we
 
     _check_arguments(solver)
     if n < 1:
-        raise SolverError(f"--diverse needs at least 1 counterfactual, got {n}")
+        raise SolverError(f"the number of diverse counterfactuals must be at least 1, got {n}")
     if not diversity_weight >= 0:
         raise SolverError(f"the diversity weight must be non-negative, got {diversity_weight}")
     if n > 1 and solver == "highs":
-        raise SolverError("diverse counterfactuals need the MIQCQP: --solver gurobi, scip or auto")
+        raise SolverError("diverse counterfactuals need the MIQCQP: the solver gurobi, scip or auto")
     deadline = deadline or Deadline(time_limit)
     try:
         with deadline.phase("pre-analysis"):

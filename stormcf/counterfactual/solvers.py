@@ -106,16 +106,16 @@ def _first_optimal(jobs: dict) -> dict[str, SolverOutcome]:
     """Wait for the jobs; as soon as one ends optimal, stop the others. The outcomes of those that ended (a job
     that overruns its time limit, as SCIP can in presolve, is stopped then)."""
     outcomes: dict[str, SolverOutcome] = {}
-    while len(outcomes) < len(jobs):
-        for name, job in jobs.items():
-            if name not in outcomes and (job.due() or len(jobs) == 1):
-                outcomes[name] = job.result()
-        if any(o.status == "optimal" for o in outcomes.values()):
+    try:
+        while len(outcomes) < len(jobs) and not any(o.status == "optimal" for o in outcomes.values()):
             for name, job in jobs.items():
-                if name not in outcomes:
-                    job.cancel()
-            break
-        time.sleep(0.05)
+                if name not in outcomes and (job.due() or len(jobs) == 1):
+                    outcomes[name] = job.result()
+            time.sleep(0.05)
+    finally:                                    # the solvers still running are not needed (or Ctrl-C came)
+        for name, job in jobs.items():
+            if name not in outcomes:
+                job.cancel()
     return outcomes
 
 

@@ -8,28 +8,29 @@ All three play the observed action a_t once the budget is spent (l = k). While l
   at the last step just R(s, a)); ties keep a_t;
 - ``noisy_greedy``: the greedy action with probability 1/2, else a_t (the greedy action where a_t is not allowed).
 
-Their values are computed exactly by :func:`stormcf.explain.dp.evaluate_policy` (the paper estimates them from
-1000 sampled paths) and re-checked by Storm on the enhanced MDP.
+Their values are computed exactly by :func:`stormcf.counterfactual_mdp.evaluate` (the paper estimates them from
+1000 sampled paths) and re-checked by Storm on the unrolled model.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .cfmdp import CounterfactualMDP
-from .dp import TIE_TOLERANCE, PolicyWeights, group_argmax
+from ..counterfactual_mdp import TIE_TOLERANCE, CounterfactualMDP, PolicyWeights, group_argmax
+from ..errors import OptionError
+from .problem import ExplanationProblem
 
 BASELINES = ("random", "greedy", "noisy_greedy")
 
 
-def baseline_policy(cfmdp: CounterfactualMDP, name: str) -> PolicyWeights:
+def baseline_policy(problem: ExplanationProblem, cfmdp: CounterfactualMDP, name: str) -> PolicyWeights:
     """The weights function (t, k) -> (|choices of step t|, k+1) of a baseline."""
     if name == "random":
         return lambda t, k: _random(cfmdp, t, k)
     if name == "greedy":
-        return lambda t, k: _mixed(cfmdp, t, k, 1.0)
+        return lambda t, k: _mixed(problem, cfmdp, t, k, 1.0)
     if name == "noisy_greedy":
-        return lambda t, k: _mixed(cfmdp, t, k, 0.5)
-    raise ValueError(f"unknown baseline {name!r}: use one of {', '.join(BASELINES)}")
+        return lambda t, k: _mixed(problem, cfmdp, t, k, 0.5)
+    raise OptionError(f"unknown baseline {name!r}: use one of {', '.join(BASELINES)}")
 
 
 def _random(cfmdp: CounterfactualMDP, t: int, k: int) -> np.ndarray:
@@ -39,12 +40,12 @@ def _random(cfmdp: CounterfactualMDP, t: int, k: int) -> np.ndarray:
     return W
 
 
-def _mixed(cfmdp: CounterfactualMDP, t: int, k: int, greedy_weight: float) -> np.ndarray:
+def _mixed(problem: ExplanationProblem, cfmdp: CounterfactualMDP, t: int, k: int, greedy_weight: float) -> np.ndarray:
     """Greedy with probability ``greedy_weight``, else a_t, while l < k; a_t at l = k."""
     step = cfmdp.steps[t]
     keep = ~step.change
-    greedy = np.zeros(step.choices.size)
-    chosen = greedy_choices(cfmdp, t)
+    greedy = np.zeros(step.n_choices)
+    chosen = greedy_choices(problem, cfmdp, t)
     greedy[chosen[chosen >= 0]] = 1.0
     has_keep = np.bincount(step.owner[keep], minlength=step.states.size)[step.owner] > 0
     mix = np.where(has_keep, greedy_weight * greedy + (1.0 - greedy_weight) * keep, greedy)
@@ -53,14 +54,15 @@ def _mixed(cfmdp: CounterfactualMDP, t: int, k: int, greedy_weight: float) -> np
     return W
 
 
-def greedy_choices(cfmdp: CounterfactualMDP, t: int) -> np.ndarray:
+def greedy_choices(problem: ExplanationProblem, cfmdp: CounterfactualMDP, t: int) -> np.ndarray:
     """Per state of step t, the position of the greedy action (-1 if the state has no allowed action)."""
-    sign = -1.0 if cfmdp.problem.minimize else 1.0
+    sign = problem.optimization.sign
+    rewards = problem.step_rewards
     step = cfmdp.steps[t]
-    score = sign * step.reward
-    if step.rows is not None:
+    score = sign * rewards[step.choices]
+    if t < cfmdp.T - 1:
         following = cfmdp.steps[t + 1]
-        best_next, _ = group_argmax(sign * following.reward[:, None], following.groups)
+        best_next, _ = group_argmax(sign * rewards[following.choices][:, None], following.groups)
         score = score + step.rows @ best_next[:, 0]
     best, arg = group_argmax(score[:, None], step.groups)
     best, arg = best[:, 0], arg[:, 0]

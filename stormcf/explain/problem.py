@@ -23,11 +23,12 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
+from ..counterfactual_mdp import ESTIMATORS
+from ..counterfactual_mdp.gumbel import require_sample_memory
 from ..errors import StormcfError
 from ..model import ExplicitModel
+from ..modes import Optimization
 from ..paths import ObservedPath
-
-ESTIMATORS = ("exact", "mc")
 
 
 class ExplanationError(StormcfError):
@@ -49,7 +50,7 @@ class ExplanationProblem:
         seed: seed of the Monte Carlo streams (step t uses ``default_rng([seed, t])``).
         pins: step -> action name; negative steps count from the end (-1 is the last step).
         forbidden: action names never introduced by a change.
-        minimize: minimize the outcome (cost models) instead of maximizing it.
+        optimization: maximize the outcome (rewards) or minimize it (costs).
     """
 
     path: ObservedPath
@@ -61,7 +62,7 @@ class ExplanationProblem:
     seed: int = 0
     pins: Mapping[int, str] = field(default_factory=dict)
     forbidden: frozenset[str] = frozenset()
-    minimize: bool = False
+    optimization: Optimization = Optimization.MAXIMIZE
 
     def __post_init__(self) -> None:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
@@ -70,18 +71,30 @@ class ExplanationProblem:
                 raise ExplanationError(f"{name} must be an integer, got {getattr(self, name)!r}")
         if self.k < 0:
             raise ExplanationError(f"the change budget k must be >= 0, got {self.k}")
+        if self.k > self.T:
+            raise ExplanationError(f"the change budget k = {self.k} exceeds the path's {self.T} steps: at most "
+                                   f"{self.T} actions can change (k <= {self.T})")
+        if self.seed < 0:
+            raise ExplanationError(f"the seed must be >= 0, got {self.seed}")
         k_max = self.k if self.k_max is None else self.k_max
         if not _is_int(k_max) or k_max < self.k:
             raise ExplanationError(f"k_max must be an integer >= k = {self.k}, got {k_max!r}")
+        if k_max > self.T:
+            raise ExplanationError(f"k_max = {k_max} exceeds the path's {self.T} steps: at most {self.T} actions "
+                                   f"can change (k_max <= {self.T})")
         set_("k_max", int(k_max))
         if self.estimator not in ESTIMATORS:
-            raise ExplanationError(f"unknown estimator {self.estimator!r}: use 'exact' or 'mc'")
+            raise ExplanationError(f"unknown estimator {self.estimator!r}: use one of {', '.join(ESTIMATORS)}")
         if self.samples < 1:
             raise ExplanationError(f"the Monte Carlo estimator needs at least 1 sample, got {self.samples}")
         set_("pins", self._normalized_pins())
         set_("forbidden", frozenset(self.forbidden))
+        set_("optimization", Optimization.parse(self.optimization))
         for action in self.forbidden:
             self._action_index(action, "forbidden action")
+        self._require_pins_allowed()
+        if self.estimator == "mc":
+            require_sample_memory(self.model, self.samples)
         self.step_rewards                                      # raises PropertyError for transition rewards
 
     # ------------------------------------------------------------------------------------------ derived data
@@ -135,6 +148,15 @@ class ExplanationProblem:
             raise ExplanationError(f"{what} '{name}' is not an action of {self.model.source} (actions: {known})")
         return names.index(name)
 
+    def _require_pins_allowed(self) -> None:
+        """A pinned action that differs from the observed one is a change; it must not be forbidden."""
+        observed = self.path.actions
+        for t, action in self.pins.items():
+            if action in self.forbidden and _action_name(observed[t]) != action:
+                raise ExplanationError(f"step {t} is pinned to '{action}', which differs from the observed "
+                                       f"'{_action_name(observed[t])}' and is forbidden as a change: no policy can "
+                                       f"meet both")
+
     def _normalized_pins(self) -> dict[int, str]:
         pins: dict[int, str] = {}
         for step, action in dict(self.pins).items():
@@ -160,6 +182,11 @@ def parse_pins(texts: Iterable[str]) -> dict[int, str]:
             raise ExplanationError(f"step {step} is pinned to both '{pins[step]}' and '{action}'")
         pins[step] = action
     return pins
+
+
+def _action_name(choice_name: str) -> str:
+    """The action of a choice name (``a#1`` -> ``a``)."""
+    return choice_name.split("#", 1)[0]
 
 
 def _is_int(x) -> bool:

@@ -1,18 +1,22 @@
 """Interval counterfactual MDPs and robust counterfactual policies (Lally, Kazemi, Paoletti; seed 004), with the
 Gumbel-max SCM counterfactual MDP (Oberst & Sontag) as the baseline.
 
-- problem: :func:`interval_cfmdp` (closed-form or LP bounds) -> :class:`IntervalCFMDP`; :func:`gumbel_cfmdp` ->
-  :class:`CounterfactualMDP`;
-- solvers: :func:`robust_value_iteration` (pessimistic / optimistic), :func:`value_iteration` (point CFMDPs);
-- results: :class:`CounterfactualPolicy`, :class:`CounterfactualAnalysis` (:func:`analyse_path` runs everything and
-  re-checks every value with Storm on the time-unrolled interval MDP, :func:`storm_value`);
-- evaluation: :func:`sample_cfmdp`, :func:`simulate_rewards`, :func:`evaluate_policies` (Monte Carlo, paper §6).
+- problem: :class:`ICFMDPProblem`; :func:`interval_cfmdp` (closed-form or LP bounds) builds the ICFMDP, a
+  :class:`~stormcf.counterfactual_mdp.CounterfactualMDP` with interval rows;
+- solvers: :func:`robust_value_iteration` (pessimistic / optimistic nature, maximize / minimize),
+  :func:`policy_value`, :func:`storm_value` (Storm on the time-unrolled model); :func:`solve_icfmdp` runs the whole
+  analysis and re-checks every value with Storm -> :class:`ICFMDPResult`;
+- evaluation: :func:`evaluate_policies` (Monte Carlo over sampled CFMDPs, paper §6).
 """
-from .analysis import CounterfactualAnalysis, analyse_path
 from .arrays import mdp_from_arrays, path_from_arrays
-from .bounds import ASSUMPTIONS, step_bounds
-from .evaluation import Evaluation, evaluate_policies, sample_cfmdp, simulate_rewards
+from .bounds import ASSUMPTIONS, SUMMATIONS, step_bounds
+from .evaluation import Evaluation, evaluate_policies
 from .lp import lp_step_bounds, pair_bounds
-from .problem import CounterfactualMDP, IntervalCFMDP, gumbel_cfmdp, interval_cfmdp
-from .robust import CounterfactualPolicy, interval_expectation, policy_values, robust_value_iteration, value_iteration
-from .unrolled import StormCheck, storm_value, unroll
+from .problem import BOUNDS_METHODS, ICFMDPProblem, interval_cfmdp
+from .result import ICFMDPResult, policy_changes, values_on_path
+from .solve import policy_value, robust_value_iteration, solve_icfmdp, storm_value
+
+__all__ = ["ASSUMPTIONS", "BOUNDS_METHODS", "SUMMATIONS", "Evaluation", "ICFMDPProblem", "ICFMDPResult",
+           "evaluate_policies", "interval_cfmdp", "lp_step_bounds", "mdp_from_arrays", "pair_bounds", "path_from_arrays",
+           "policy_changes", "policy_value", "robust_value_iteration", "solve_icfmdp", "step_bounds", "storm_value",
+           "values_on_path"]

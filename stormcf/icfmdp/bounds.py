@@ -17,32 +17,37 @@ Assumption sets: ``cs+m`` (above), ``cs`` (Case C: forbidden -> 0, otherwise Cas
 those UBs), ``none`` (Case B's formulas for every pair but (s_t, a_t): the Li-Pearl bounds). Every bound is clipped to
 [0, 1], and a lower bound above its upper bound by rounding is set to the upper bound.
 
-Everything is vectorised over the sparse model: one pass of numpy operations over the ``nnz`` transitions per
+Everything is vectorised over the transitions of the choices a step needs: one pass of numpy operations per
 observation. The only non-elementwise part, the sum over ``C \\ {s'}`` in H, is a left-to-right fold over each row's
-successors, computed for all rows with the same support size at once, in the order the authors' per-transition
-implementation adds them up (the iteration order of a Python set of states), so the results are bit-identical to it.
+successors, computed for all rows with the same support size at once, in ascending successor order; with
+``summation="authors"`` in the order the authors' per-transition implementation adds them up (the iteration order of
+a Python set of states), so that the results are bit-identical to theirs (a per-row loop, kept off the default path).
 """
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import PathError
+from ..errors import OptionError, PathError
 
 #: the assumption sets of the paper's Table 3
 ASSUMPTIONS = ("cs+m", "cs", "none")
+#: orders of the sums in H: ascending successors, or the authors' (bit-identical to their implementation)
+SUMMATIONS = ("ascending", "authors")
 
 
 def check_assumptions(assumptions: str) -> str:
     if assumptions not in ASSUMPTIONS:
-        raise ValueError(f"unknown assumption set {assumptions!r}: use one of {', '.join(ASSUMPTIONS)}")
+        raise OptionError(f"unknown assumption set {assumptions!r}: use one of {', '.join(ASSUMPTIONS)}")
     return assumptions
 
 
 class SparseRows:
-    """The per-entry index arrays of a CSR matrix that every observation reuses (computed once per model)."""
+    """The per-entry index arrays of a CSR matrix (the rows a step needs, columns = model states)."""
 
-    def __init__(self, P: sp.csr_matrix) -> None:
+    def __init__(self, P: sp.csr_matrix, summation: str = "ascending") -> None:
+        if summation not in SUMMATIONS:
+            raise OptionError(f"unknown summation order {summation!r}: use one of {', '.join(SUMMATIONS)}")
         self.P = P
         self.p = P.data
         self.cols = P.indices
@@ -54,23 +59,8 @@ class SparseRows:
         self.groups = []
         for m in np.unique(sizes[sizes > 0]):
             rows = np.flatnonzero(sizes == m)
-            self.groups.append((int(m), rows, _summation_order(P, rows, int(m))))
-        # rows bucketed by support size in (2^(k-1), 2^k], padded with -1: few, dense blocks for row-wise kernels
-        self.buckets = []
-        for hi in 2 ** np.arange(int(np.ceil(np.log2(max(sizes.max(initial=1), 1)))) + 1):
-            rows = np.flatnonzero((sizes <= hi) & (sizes > hi // 2))
-            if rows.size:
-                width = int(sizes[rows].max())
-                pos = np.arange(width)
-                E = np.where(pos < sizes[rows][:, None], P.indptr[rows][:, None] + pos, -1)
-                self.buckets.append((rows, E))
-
-    def row_values(self, row: int) -> np.ndarray:
-        """Row ``row`` of P as a dense vector over the columns."""
-        out = np.zeros(self.n_cols)
-        lo, hi = self.indptr[row], self.indptr[row + 1]
-        out[self.cols[lo:hi]] = self.p[lo:hi]
-        return out
+            E = P.indptr[rows][:, None] + np.arange(m)
+            self.groups.append((int(m), rows, _authors_order(P, E, int(m)) if summation == "authors" else E))
 
     def column_per_entry(self, col: int) -> np.ndarray:
         """P[row, col] of each entry's row (0 where the row has no entry in ``col``)."""
@@ -113,11 +103,11 @@ def _set_table_size(m: int) -> int:
     return mask + 1
 
 
-def _summation_order(P: sp.csr_matrix, rows: np.ndarray, m: int) -> np.ndarray:
-    """Entry indices (rows x m) of rows with m successors, in the order the reference implementation sums them:
-    the iteration order of a Python set of the successor states (ascending unless a state index reaches the set's
-    table size). Bit-identical results need the same order of floating-point additions."""
-    E = P.indptr[rows][:, None] + np.arange(m)
+def _authors_order(P: sp.csr_matrix, E: np.ndarray, m: int) -> np.ndarray:
+    """Entry indices ``E`` (rows x m) of rows with m successors, reordered as the reference implementation sums
+    them: the iteration order of a Python set of the successor states (ascending unless a state index reaches the
+    set's table size). Bit-identical results need the same order of floating-point additions."""
+    E = E.copy()
     cols = P.indices[E]
     wrap = np.flatnonzero(cols[:, -1] >= _set_table_size(m))
     for i in wrap:
@@ -126,16 +116,16 @@ def _summation_order(P: sp.csr_matrix, rows: np.ndarray, m: int) -> np.ndarray:
     return E
 
 
-def step_bounds(rows: SparseRows, observed_row: int, observed_next: int,
+def step_bounds(rows: SparseRows, o: np.ndarray, observed_row: int, observed_next: int,
                 assumptions: str = "cs+m") -> tuple[np.ndarray, np.ndarray]:
-    """Lower and upper bounds of every transition (aligned with ``P.data``) given one observation: the choice
-    ``observed_row`` = (s_t, a_t) led to state ``observed_next`` = s_{t+1}."""
+    """Lower and upper bounds of every transition of ``rows`` (aligned with ``rows.P.data``) given one observation:
+    the choice (s_t, a_t), whose distribution over the states is ``o`` and which is row ``observed_row`` of ``rows``
+    (-1 if absent), led to state ``observed_next`` = s_{t+1}."""
     check_assumptions(assumptions)
     p, cols, er = rows.p, rows.cols, rows.entry_rows
-    o = rows.row_values(observed_row)
     q = o[observed_next]
     if not q > 0:
-        raise PathError(f"the observed successor {observed_next} has probability 0 under choice {observed_row}")
+        raise PathError(f"the observed successor {observed_next} has probability 0 under the observed choice")
     # Case B for everything first (also the Li-Pearl bounds of "none")
     ub = np.minimum(p, q) / q
     lb = np.where(p > 1 - q, (p - (1 - q)) / q, 0.0)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.optimize
 
+from ..console import progress, solver_logs
 from ..errors import SolverError
 from .bounds import check_assumptions
 
@@ -65,17 +66,21 @@ def pair_bounds(o: np.ndarray, k: int, p: np.ndarray, assumptions: str = "cs+m")
 
 
 def _solve(cost, A_eq, b_eq, bounds) -> float:
-    result = scipy.optimize.linprog(cost, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
+    result = scipy.optimize.linprog(cost, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs",
+                                    options={"disp": solver_logs()})
     if result.status != 0:
         raise SolverError(f"HiGHS could not solve a counterfactual-bound LP: {result.message}")
     return float(result.fun)
 
 
-def lp_step_bounds(P, observed_row: int, observed_next: int, assumptions: str = "cs+m") -> tuple[np.ndarray, np.ndarray]:
-    """LP bounds of every transition of the CSR matrix ``P`` (aligned with ``P.data``) for one observation."""
-    o = P[observed_row].toarray().ravel()
+def lp_step_bounds(P, observed_row: int, observed_next: int, assumptions: str = "cs+m",
+                   observed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """LP bounds of every transition of the CSR matrix ``P`` (aligned with ``P.data``) for one observation: row
+    ``observed_row`` of ``P`` led to ``observed_next``. When the observed choice is not a row of ``P``, pass -1 and
+    its distribution as ``observed``."""
+    o = P[observed_row].toarray().ravel() if observed is None else observed
     lower, upper = np.zeros(P.nnz), np.zeros(P.nnz)
-    for row in range(P.shape[0]):
+    for row in progress(range(P.shape[0]), desc="LP bounds", unit="row"):
         lo, hi = P.indptr[row], P.indptr[row + 1]
         cols = P.indices[lo:hi]
         if row == observed_row:

@@ -5,36 +5,26 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import StormcfError
-from .analysis import CounterfactualAnalysis
+from ..plotting import pyplot, save_figure
+from .result import ICFMDPResult, values_on_path
 
 
-def _pyplot():
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise StormcfError("plots need matplotlib: pip install matplotlib (or stormcf[all])") from None
-    return plt
-
-
-def plot_analysis(analysis: CounterfactualAnalysis, out: str | Path) -> None:
+def plot_analysis(analysis: ICFMDPResult, out: str | Path) -> str:
     """Two panels per step t: the mean bound width of the ICFMDP (transitions with UB > 0), and the values
-    V_t(s_t) in the observed states of the robust (worst case), optimistic and Gumbel-max policies."""
-    plt = _pyplot()
-    ic, path = analysis.icfmdp, analysis.path
+    V_t(s_t) in the observed states of the robust (worst case), optimistic and Gumbel-max policies. Returns the image
+    format written (:func:`stormcf.plotting.save_figure`)."""
+    plt = pyplot()
+    ic = analysis.icfmdp
     steps = np.arange(ic.horizon)
-    live = ic.upper > 0
-    widths = [float((ic.upper[t] - ic.lower[t])[live[t]].mean()) if live[t].any() else 0.0 for t in steps]
+    widths = [float((s.upper - s.lower)[s.upper > 0].mean()) if (s.upper > 0).any() else 0.0 for s in ic.steps]
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     left.bar(steps, widths, color="tab:blue")
-    left.set(xlabel="step t", ylabel="mean UB - LB", title=f"ICFMDP bound widths ({ic.assumptions})")
-    for policy, style in ((analysis.robust, "o-"), (analysis.optimistic, "^--"), (analysis.gumbel_policy, "s-.")):
+    left.set(xlabel="step t", ylabel="mean UB - LB", title=f"ICFMDP bound widths ({analysis.problem.assumptions})")
+    for policy, style, label in ((analysis.robust, "o-", "robust"), (analysis.optimistic, "^--", "optimistic"),
+                                 (analysis.gumbel_policy, "s-.", "gumbel-max")):
         if policy is not None:
-            right.plot(steps, policy.values[steps, path.states], style, label=policy.kind)
+            right.plot(steps, values_on_path(policy), style, label=label)
     right.set(xlabel="step t", ylabel="value from the observed state s_t", title="counterfactual values")
     right.legend()
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    return save_figure(fig, out)

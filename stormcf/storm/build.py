@@ -1,8 +1,13 @@
 """From stormcf's arrays to Storm models: MDPs and DTMCs (float or exact), interval MDPs."""
 from __future__ import annotations
 
+import io
+import json
+import tarfile
+import tempfile
 import weakref
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -14,7 +19,8 @@ from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelCo
 
 from ..errors import StormcfError
 from ..model import ExplicitModel, RewardModel
-from .handle import StormHandle
+from .extract import scratch_error
+from .handle import StormHandle, _storm_message, copy_model
 
 
 _BUILT: "weakref.WeakKeyDictionary[ExplicitModel, StormHandle]" = weakref.WeakKeyDictionary()
@@ -94,18 +100,47 @@ def _rational(x) -> Any:
 
 
 def _exact_storm_model(model: ExplicitModel):
-    """Storm's build of the model over ``stormpy.Rational`` (cached); same states and choices as the float build."""
+    """Storm's build of the model over ``stormpy.Rational`` (cached); same states and choices as the float build,
+    transition rewards lifted to their exact expectation per choice as in the float build."""
     handle = _handle_of(model)
     if handle.exact_model is None:
         if handle.description is None:
             raise StormcfError(f"{model.source}: exact arithmetic needs a model given as a PRISM or JANI file")
-        exact = stormpy.build_model[stormpy.Rational](
-            handle.description, options=stormpy.BuilderOptions(handle.properties, build_full=True))
+        exact = stormpy.build_model[stormpy.Rational](handle.description,
+                                                      options=stormpy.BuilderOptions(build_full=True))
         if exact.nr_states != model.n_states or exact.nr_choices != model.n_choices:
             raise StormcfError("the exact (rational) build of the model differs from the float build")
         handle.exact_model = exact
+        lifted = [name for name, rm in model.rewards.items() if rm.transition is not None]
+        if lifted:
+            values = exact_transition_values(model)
+            handle.exact_model = copy_model(exact, {name: _exact_lifted_rewards(model, name, values) for name in lifted})
     return handle.exact_model
 
+
+def _exact_lifted_rewards(model: ExplicitModel, name: str, values: Sequence[Fraction]):
+    """The reward model ``name`` over rationals, transition rewards as Σ_s' P(s,a,s')·r(s,a,s') per choice."""
+    rm = model.rewards[name]
+    per_choice = expected_choice_rewards_exact(model, name, values)
+    kwargs = {"optional_state_action_reward_vector": [_rational(x) for x in per_choice]}
+    if rm.state is not None:
+        kwargs["optional_state_reward_vector"] = [_rational(x) for x in rm.state.tolist()]
+    return SparseRewardModel[stormpy.Rational](**kwargs)
+
+
+def expected_choice_rewards_exact(model: ExplicitModel, name: str, values: Sequence[Fraction]) -> list[Fraction]:
+    """Per choice, exactly: the state-action reward plus Σ_s' P(s,a,s')·r(s,a,s') with the exact transition
+    probabilities ``values`` (aligned with ``model.transitions.data``); rewards are read as the shortest decimals
+    that print them."""
+    rm = model.rewards[name]
+    per_choice = ([Fraction(repr(x)) for x in rm.choice.tolist()] if rm.choice is not None
+                  else [Fraction(0)] * model.n_choices)
+    if rm.transition is not None:
+        entries = np.flatnonzero(rm.transition)
+        rows = np.searchsorted(model.transitions.indptr, entries, side="right") - 1
+        for k, row in zip(entries.tolist(), rows.tolist()):
+            per_choice[row] += values[k] * Fraction(repr(float(rm.transition[k])))
+    return per_choice
 
 
 def exact_transition_values(model: ExplicitModel) -> tuple[Fraction, ...]:
@@ -134,12 +169,23 @@ def exact_transition_values(model: ExplicitModel) -> tuple[Fraction, ...]:
 
 
 def interval_mdp(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndarray,
-                 choice_rewards: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray], initial: int):
+                 choice_rewards: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray], initial: int,
+                 construction: str = "umb"):
     """The interval MDP with P(s' | row) ∈ [lower, upper] (two CSR matrices with the same sparsity; rows = choices
-    grouped by ``row_groups``) as a ``stormpy.Interval`` sparse MDP with state-action reward models."""
+    grouped by ``row_groups``) as a ``stormpy.Interval`` sparse MDP with state-action reward models.
+
+    ``construction``: ``"umb"`` (the default) writes the arrays in bulk as a UMB archive (Storm's binary format: raw
+    CSR arrays, intervals as (lower, upper) pairs) and lets Storm read it; ``"builder"`` adds one
+    ``stormpy.Interval`` per transition through stormpy's matrix builder (slow, kept as an independent cross-check).
+    """
     n = len(row_groups) - 1
-    if lower.shape != upper.shape or lower.nnz != upper.nnz or not np.array_equal(lower.indices, upper.indices):
+    if lower.shape != upper.shape or lower.nnz != upper.nnz or not np.array_equal(lower.indices, upper.indices) \
+            or not np.array_equal(lower.indptr, upper.indptr):
         raise StormcfError("interval MDP: lower and upper bounds need the same sparsity")
+    if construction == "umb":
+        return _interval_mdp_by_umb(lower, upper, np.asarray(row_groups), choice_rewards, labels, initial)
+    if construction != "builder":
+        raise StormcfError(f"unknown interval MDP construction {construction!r}: use 'umb' or 'builder'")
     intervals = [stormpy.Interval(lo, hi) for lo, hi in zip(lower.data.tolist(), upper.data.tolist())]
     matrix = _matrix(lower, np.asarray(row_groups), stormpy.Interval, intervals)
     rewards = {name: SparseRewardModel[stormpy.Interval](
@@ -151,3 +197,95 @@ def interval_mdp(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndar
     return SparseMdp[stormpy.Interval](comps)
 
 
+def _interval_mdp_by_umb(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndarray,
+                         choice_rewards: Mapping[str, np.ndarray], labels: Mapping[str, np.ndarray], initial: int):
+    """The interval MDP written as a UMB archive and read by Storm (:func:`_model_by_umb`)."""
+    rewards = {name: {"choices": _pairs(r, r)} for name, r in
+               ((name, np.asarray(r, dtype=float)) for name, r in choice_rewards.items())}
+    return _model_by_umb(lower, _pairs(lower.data, upper.data), _INTERVAL, row_groups, labels, rewards, initial,
+                         "interval MDP")
+
+
+def dtmc(P: sp.csr_matrix, labels: Mapping[str, np.ndarray], initial: int,
+         state_rewards: Mapping[str, np.ndarray], choice_rewards: Mapping[str, np.ndarray]):
+    """The DTMC with transition matrix ``P`` (n x n CSR) as a Storm model (floating point), written in bulk as a UMB
+    archive: reward models from per-state rewards and per-state "action" rewards (one choice per state)."""
+    rewards: dict[str, dict[str, bytes]] = {}
+    for name, r in state_rewards.items():
+        rewards.setdefault(name, {})["states"] = _f64(r)
+    for name, r in choice_rewards.items():
+        rewards.setdefault(name, {})["choices"] = _f64(r)
+    return _model_by_umb(P, _f64(P.data), _DOUBLE, None, labels, rewards, initial, "DTMC")
+
+
+_DOUBLE = {"size": 64, "type": "double"}
+_INTERVAL = {"size": 128, "type": "double-interval"}
+
+
+def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_groups: np.ndarray | None,
+                  labels: Mapping[str, np.ndarray], rewards: Mapping[str, Mapping[str, bytes]], initial: int,
+                  what: str):
+    """Write a model as a UMB archive (format version 1, as Storm 2.0 writes it: raw CSR arrays) and read it with
+    Storm: an MDP with choices grouped by ``row_groups``, or a DTMC (``row_groups`` None, one choice per state).
+    ``probabilities`` and the reward values (``rewards[name][where]``, where is ``states`` or ``choices``) are
+    encoded as ``value_type`` (doubles, or (lower, upper) pairs of doubles)."""
+    n = P.shape[1]
+    initial_mask = np.zeros(n, dtype=bool)
+    initial_mask[initial] = True
+    files = {
+        "state-is-initial.bin": _bits(initial_mask),
+        "choice-to-branches.bin": _u64(P.indptr),
+        "branch-to-target.bin": _u64(P.indices),
+        "branch-to-probability.bin": probabilities,
+    }
+    if row_groups is not None:
+        files["state-to-choices.bin"] = _u64(row_groups)
+    annotations: dict = {}
+    for k, (name, mask) in enumerate(labels.items()):
+        annotations.setdefault("aps", {})[f"ap{k}"] = {"alias": name, "applies-to": ["states"],
+                                                       "type": {"size": 1, "type": "bool"}}
+        files[f"annotations/aps/ap{k}/states/values.bin"] = _bits(np.asarray(mask, dtype=bool))
+    for k, (name, parts) in enumerate(rewards.items()):
+        annotations.setdefault("rewards", {})[f"r{k}"] = {"alias": name, "applies-to": list(parts),
+                                                          "type": value_type}
+        for where, data in parts.items():
+            files[f"annotations/rewards/r{k}/{where}/values.bin"] = data
+    index = {"annotations": annotations, "file-data": {"tool": "stormcf"}, "format-revision": 0,
+             "format-version": 1,
+             "transition-system": {"#branch-actions": 0, "#branches": int(P.nnz), "#choice-actions": 0,
+                                   "#choices": int(P.shape[0]), "#initial-states": 1, "#observations": 0,
+                                   "#players": 0 if row_groups is None else 1, "#states": int(n),
+                                   "branch-probability-type": value_type, "time": "discrete"}}
+    files = {"index.json": json.dumps(index).encode(), **files}
+    with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
+        path = Path(tmp) / "imdp.umb"
+        try:
+            with tarfile.open(path, "w") as tar:
+                for name, data in files.items():
+                    info = tarfile.TarInfo(name)
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+        except OSError as err:
+            raise scratch_error(err.strerror) from None
+        try:
+            return stormpy.build_model_from_umb(str(path))
+        except Exception as err:
+            raise StormcfError(f"Storm cannot read the {what} stormcf wrote: {_storm_message(err)}") from None
+
+
+def _u64(a: np.ndarray) -> bytes:
+    return np.asarray(a, dtype="<u8").tobytes()
+
+
+def _f64(a: np.ndarray) -> bytes:
+    return np.asarray(a, dtype="<f8").tobytes()
+
+
+def _pairs(lo: np.ndarray, hi: np.ndarray) -> bytes:
+    return np.stack([np.asarray(lo, dtype="<f8"), np.asarray(hi, dtype="<f8")], axis=1).tobytes()
+
+
+def _bits(mask: np.ndarray) -> bytes:
+    """A bit vector as UMB stores it: little-endian bits in 64-bit words."""
+    packed = np.packbits(mask, bitorder="little")
+    return np.pad(packed, (0, -len(packed) % 8)).tobytes()

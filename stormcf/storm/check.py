@@ -10,19 +10,19 @@ from typing import Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 import stormpy
-from stormpy.datastructures import BitVector
 from stormpy.models import SparseDtmc, SparseModelComponents, SparseRewardModel
 
 from ..errors import PropertyError, StormcfError
 from ..model import ExplicitModel
 from ..properties import Property
-from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, storm_model_of
-from .handle import _mask, _storm_message
+from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc
+from .handle import _mask, _storm_message, labelled_model
+from .rewards import refuse_unsound
 
 #: relative precision of Storm's sound value iteration for floating-point checks
 PRECISION = Fraction(1, 10**10)
-#: how nature resolves the intervals of an interval MDP (Storm's UncertaintyResolutionMode)
-RESOLUTION = {"robust": "ROBUST", "cooperative": "COOPERATIVE"}
+#: relative precision of Storm's long-run average solver: its default, which stormpy 2.0 does not let us set
+LRA_PRECISION = Fraction(1, 10**6)
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,17 @@ def _environment(exact: bool):
 
 def check(model: ExplicitModel, prop: Property) -> CheckResult:
     """Model-check a property on the model itself (an MDP needs ``min``/``max``; Storm says so otherwise)."""
-    return _check_storm(storm_model_of(model), prop, exact=False, n=model.n_states)
+    return _check_storm(labelled_model(_handle_of(model), prop.labels), model, prop, exact=False)
 
 
-def _check_storm(storm_model, prop: Property, exact: bool, n: int) -> CheckResult:
+def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool) -> CheckResult:
+    """Check ``prop`` on ``storm_model`` (the model, or a DTMC over the same states). Reward-bounded properties are
+    answered as Storm answers them, for the initial state only (``values`` holds NaN elsewhere)."""
+    require_checkable(model, prop)
     env = _environment(exact)
     formula = prop.storm.get_raw_formula()
+    n = model.n_states
+    initial_only = prop.initial_state_only
     try:
         holds = None
         if prop.operator is None:
@@ -63,26 +68,55 @@ def _check_storm(storm_model, prop: Property, exact: bool, n: int) -> CheckResul
             return CheckResult(None, None, _mask(result.get_truth_values_vector(), n))
         if prop.has_bound:
             if not exact:       # exact values decide the bound themselves: one (expensive) rational solve, not two
-                qualitative = stormpy.model_checking(storm_model, formula, environment=env)
-                holds = _mask(qualitative.get_truth_values_vector(), n)
+                qualitative = stormpy.model_checking(storm_model, formula, environment=env,
+                                                     only_initial_states=initial_only)
+                holds = _truth_values(qualitative, n, model.initial_state, initial_only)
             formula = formula.clone()
             formula.remove_bound()
-        result = stormpy.model_checking(storm_model, formula, environment=env)
+        result = stormpy.model_checking(storm_model, formula, environment=env, only_initial_states=initial_only)
     except Exception as err:
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+    if result.is_pareto_curve_check_result() or not result.is_quantitative():
+        raise PropertyError(f"Storm's answer to {prop.text} is not a number (e.g. a multi-dimensional quantile); "
+                            f"stormcf reports numbers only")
     raw = result.get_value_vector()
+    if initial_only:
+        raw = _initial_only(result, n, model.initial_state)
     if exact:
         fractions = tuple(_fraction(v) for v in raw)
-        if prop.has_bound:
+        if prop.has_bound:                      # NaN (not computed: initial state only) satisfies no bound
             holds = np.array([prop.satisfied_by(f) for f in fractions], dtype=bool)
         return CheckResult(np.array([float(f) for f in fractions]), fractions, holds)
     return CheckResult(np.array(raw, dtype=float), None, holds)
 
 
+def require_checkable(model: ExplicitModel, prop: Property) -> None:
+    """Refuse (:class:`PropertyError`, one line) what Storm cannot answer for this model, before asking it."""
+    if prop.operator == "multi":
+        raise PropertyError(f"{prop.text} is a multi-objective query: Storm answers it on an MDP as a whole "
+                            f"(stormcf.storm.check_multiobjective), not as one value")
+    refuse_unsound(model, prop)
+
+
+def _truth_values(result, n: int, initial: int, initial_only: bool) -> np.ndarray:
+    if not initial_only:
+        return _mask(result.get_truth_values_vector(), n)
+    holds = np.zeros(n, dtype=bool)
+    holds[initial] = bool(result[initial])
+    return holds
+
+
+def _initial_only(result, n: int, initial: int) -> list:
+    """A result Storm computed for the initial state only, as a vector with NaN elsewhere."""
+    values = [float("nan")] * n
+    values[initial] = result.get_value(initial)
+    return values
+
+
 def _fraction(value) -> Fraction | float:
     """A Storm rational as a Fraction (infinite expected rewards stay ``inf``)."""
     text = str(value)
-    return float(text) if text in ("inf", "-inf") else Fraction(text)
+    return float(text) if text in ("inf", "-inf", "nan") else Fraction(text)
 
 
 def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, np.ndarray],
@@ -92,50 +126,52 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
     and model-check ``prop`` on it.
 
     Rewards: per reward model, a state-reward vector and a state-action-reward vector (one entry per state).
-    With ``exact_P`` (Fractions aligned with ``P.data``) the DTMC is built over ``stormpy.Rational`` and checked in
-    exact arithmetic; the result's ``exact`` holds the fractions.
+    In floating point the DTMC is written in bulk (:func:`~stormcf.storm.build.dtmc`). With ``exact_P`` (Fractions
+    aligned with ``P.data``) it is built over ``stormpy.Rational`` and checked in exact arithmetic; the result's
+    ``exact`` holds the fractions.
     """
+    labels = {**model.labels, **prop.labels}
+    if exact_P is None:
+        return _check_storm(dtmc(P, labels, model.initial_state, state_rewards, choice_rewards), model, prop,
+                            exact=False)
     n = model.n_states
-    value_type = stormpy.Rational if exact_P is not None else float
-    conv = (lambda xs: [_rational(x) for x in xs]) if exact_P is not None else (lambda xs: [float(x) for x in xs])
-    matrix = _matrix(P, None, value_type, conv(exact_P) if exact_P is not None else None)
+    matrix = _matrix(P, None, stormpy.Rational, [_rational(x) for x in exact_P])
     reward_models = {}
     for name in set(state_rewards) | set(choice_rewards):
         kwargs = {}
         if name in state_rewards:
-            kwargs["optional_state_reward_vector"] = conv(
-                [Fraction(repr(float(x))) for x in state_rewards[name]] if exact_P is not None else state_rewards[name])
+            kwargs["optional_state_reward_vector"] = [_rational(x) for x in state_rewards[name]]
         if name in choice_rewards:
             vec = exact_choice_rewards[name] if exact_choice_rewards else choice_rewards[name]
-            kwargs["optional_state_action_reward_vector"] = conv(vec)
-        reward_models[name] = SparseRewardModel[value_type](**kwargs)
-    comps = SparseModelComponents[value_type](transition_matrix=matrix,
-                                              state_labeling=_labeling(model.labels, model.initial_state, n),
-                                              reward_models=reward_models)
-    dtmc = SparseDtmc[value_type](comps)
-    return _check_storm(dtmc, prop, exact=exact_P is not None, n=n)
-
+            kwargs["optional_state_action_reward_vector"] = [_rational(x) for x in vec]
+        reward_models[name] = SparseRewardModel[stormpy.Rational](**kwargs)
+    comps = SparseModelComponents[stormpy.Rational](transition_matrix=matrix,
+                                                    state_labeling=_labeling(labels, model.initial_state, n),
+                                                    reward_models=reward_models)
+    return _check_storm(SparseDtmc[stormpy.Rational](comps), model, prop, exact=True)
 
 
 def check_exact(model: ExplicitModel, prop: Property) -> CheckResult:
     """Model-check a property on the model itself in exact rational arithmetic."""
-    return _check_storm(_exact_storm_model(model), prop, exact=True, n=model.n_states)
+    _exact_storm_model(model)
+    return _check_storm(labelled_model(_handle_of(model), prop.labels, exact=True), model, prop, exact=True)
 
 
 
 # ================================================================================================== reachability
-def _target_label(model: ExplicitModel, target: np.ndarray) -> str:
-    """A label of the Storm model that holds exactly on ``target`` (an existing one, or a fresh one added)."""
+#: the label of the bridge's copy of a model that marks a reachability target given as a mask
+TARGET_LABEL = "__stormcf_target"
+
+
+def _reachability(model: ExplicitModel, target: np.ndarray, direction: str) -> tuple[object, str]:
+    """The Storm model to check ``P.. [F target]`` on, and that property: a label of the model itself when one
+    holds exactly on ``target``, else the bridge's copy with :data:`TARGET_LABEL` set to ``target``."""
+    op = "P" if model.model_type == "dtmc" else ("Pmin" if direction == "min" else "Pmax")
+    handle = _handle_of(model)
     for name, mask in model.labels.items():      # expression labels such as "(s = 8)" cannot be quoted in a property
         if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and np.array_equal(mask, target):
-            return name
-    handle = _handle_of(model)
-    handle._fresh_label += 1
-    name = f"__stormcf_target_{handle._fresh_label}"
-    labeling = handle.model.labeling
-    labeling.add_label(name)
-    labeling.set_states(name, BitVector(model.n_states, np.flatnonzero(target).tolist()))
-    return name
+            return handle.model, f'{op}=? [F "{name}"]'
+    return labelled_model(handle, {TARGET_LABEL: target}), f'{op}=? [F "{TARGET_LABEL}"]'
 
 
 def reach_values(model: ExplicitModel, target: np.ndarray, direction: str, scheduler: bool = False):
@@ -144,13 +180,10 @@ def reach_values(model: ExplicitModel, target: np.ndarray, direction: str, sched
     Returns ``(values, choices)``: ``choices`` is, with ``scheduler=True``, the row chosen by an optimal
     memoryless deterministic scheduler in every state (else ``None``).
     """
-    op = "Pmin" if direction == "min" else "Pmax"
-    if model.model_type == "dtmc":
-        op = "P"
-    text = f'{op}=? [F "{_target_label(model, target)}"]'
+    storm_model, text = _reachability(model, target, direction)
     try:
-        result = stormpy.model_checking(storm_model_of(model), stormpy.parse_property(text),
-                                        extract_scheduler=scheduler, environment=_environment(False))
+        result = stormpy.model_checking(storm_model, stormpy.parse_property(text), extract_scheduler=scheduler,
+                                        environment=_environment(False))
     except Exception as err:
         raise StormcfError(f"Storm failed on {text}: {_storm_message(err)}") from None
     values = np.array(result.get_value_vector(), dtype=float)
@@ -167,13 +200,14 @@ def _scheduler_rows(model: ExplicitModel, result) -> np.ndarray:
 
 def optimal_choices(model: ExplicitModel, prop: Property) -> tuple[np.ndarray, np.ndarray]:
     """Values and the rows of an optimal memoryless deterministic scheduler Storm computes for ``prop``."""
+    require_checkable(model, prop)
     formula = prop.storm.get_raw_formula()
     if prop.has_bound:
         formula = formula.clone()
         formula.remove_bound()
     try:
-        result = stormpy.model_checking(storm_model_of(model), formula, extract_scheduler=True,
-                                        environment=_environment(False))
+        result = stormpy.model_checking(labelled_model(_handle_of(model), prop.labels), formula,
+                                        extract_scheduler=True, environment=_environment(False))
     except Exception as err:
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
     if not result.has_scheduler():
@@ -183,22 +217,20 @@ def optimal_choices(model: ExplicitModel, prop: Property) -> tuple[np.ndarray, n
 
 def prob01_states(model: ExplicitModel, target: np.ndarray, direction: str) -> tuple[np.ndarray, np.ndarray]:
     """Storm's graph analysis: the states with Pmin/Pmax(F target) = 0 and = 1."""
-    op = "Pmin" if direction == "min" else "Pmax"
-    if model.model_type == "dtmc":
-        op = "P"
-    prop = stormpy.parse_property(f'{op}=? [F "{_target_label(model, target)}"]')
-    zero, one = stormpy.analysis.compute_prob01_states(storm_model_of(model), prop)
+    storm_model, text = _reachability(model, target, direction)
+    zero, one = stormpy.analysis.compute_prob01_states(storm_model, stormpy.parse_property(text))
     return _mask(zero, model.n_states), _mask(one, model.n_states)
 
 
 
-def check_interval_mdp(imdp, formula: str, resolution: str = "robust") -> np.ndarray:
-    """Check ``formula`` (e.g. ``R{"r"}max=? [C<=10]``) on an interval MDP with nature ``"robust"`` (against the
-    objective) or ``"cooperative"``; Storm's value of every state."""
+def check_interval_mdp(imdp, formula: str, resolution: str = "ROBUST") -> np.ndarray:
+    """Check ``formula`` (e.g. ``R{"r"}max=? [C<=10]``) on an interval MDP with nature resolving the intervals by
+    Storm's ``UncertaintyResolutionMode`` ``resolution`` (``"ROBUST"``: against the objective, ``"COOPERATIVE"``);
+    Storm's value of every state."""
     env = stormpy.environments.Environment()
     env.solver().min_max().method = stormpy.environments.MinMaxMethod.VALUE_ITERATION
     env.solver().min_max().precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
-    mode = getattr(stormpy.UncertaintyResolutionMode, RESOLUTION[resolution])
+    mode = getattr(stormpy.UncertaintyResolutionMode, resolution)
     try:
         result = stormpy.model_checking(imdp, stormpy.parse_properties(formula)[0], environment=env,
                                         uncertainty_resolution_mode=mode)

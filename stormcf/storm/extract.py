@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import tarfile
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +14,12 @@ import stormpy
 import stormpy.io as _sio
 from stormpy.developer import storage as _storage
 
-from ..errors import ModelError, StormcfError
+from stormpy.models import SparseRewardModel
+
+from ..errors import ModelError, OutputError, StormcfError
 from ..model import ExplicitModel, RewardModel
-from .handle import StormHandle, _mask
+from .handle import StormHandle, _mask, _storm_message, copy_model
+from .rewards import transition_rewards
 
 
 def _arrays_by_umb(model) -> dict:
@@ -24,9 +28,18 @@ def _arrays_by_umb(model) -> dict:
     options.compression = _sio.CompressionMode.NO_COMPRESSION
     with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
         file = Path(tmp) / "model.umb"
-        _sio.export_to_umb(model, str(file), options=options)
+        try:
+            _sio.export_to_umb(model, str(file), options=options)
+        except Exception as err:                   # a full disk or a file-size limit in the temporary folder
+            raise scratch_error(_storm_message(err)) from None
         with tarfile.open(file) as tar:
             return _decode_umb(tar, model)
+
+
+def scratch_error(reason: str) -> OutputError:
+    """The temporary folder (``$TMPDIR``) cannot hold the model file Storm and stormcf exchange."""
+    return OutputError(f"cannot write the temporary model file in {tempfile.gettempdir()} ({reason}); "
+                       f"set TMPDIR to a folder with space")
 
 
 def _decode_umb(tar: tarfile.TarFile, model) -> dict:
@@ -131,20 +144,46 @@ def _valuations(model, description=None) -> dict[str, np.ndarray]:
     return out
 
 
-def _explicit_model(handle: StormHandle, arrays: dict, source: str, naming: str) -> ExplicitModel:
+@dataclass
+class Build:
+    """What loading a model file gives the extraction: Storm's build and the PRISM transition-reward items Storm
+    could not build (with the names stormcf gave unlabelled commands, to which ``[]`` items apply)."""
+
+    handle: StormHandle
+    transition_items: dict = field(default_factory=dict)
+    unlabelled: set = field(default_factory=set)
+
+
+def _explicit_model(build: Build, arrays: dict, source: str, naming: str) -> ExplicitModel:
+    handle = build.handle
     model = handle.model
     initial = arrays["initial"]
     if len(initial) != 1:
         raise ModelError(f"{source}: stormcf needs exactly one initial state, the model has {len(initial)}")
+    valuations = _valuations(model, handle.description)
+    rewards = {name: dict(parts) for name, parts in arrays["rewards"].items()}
+    for name, items in build.transition_items.items():
+        rewards.setdefault(name, {})["transition"] = transition_rewards(
+            items, arrays["transitions"], arrays["row_groups"], arrays["choice_actions"], arrays["action_names"],
+            build.unlabelled, valuations)
     # Storm writes a choice with several labels as one joined name "a,b"; PRISM choices carry one action name
-    rewards = {name: RewardModel(name, **parts) for name, parts in arrays["rewards"].items()}
     explicit = ExplicitModel(
         transitions=arrays["transitions"], row_groups=arrays["row_groups"],
         choice_actions=arrays["choice_actions"], action_names=arrays["action_names"],
-        labels=arrays["labels"], valuations=_valuations(model, handle.description), rewards=rewards,
+        labels=arrays["labels"], valuations=valuations,
+        rewards={name: RewardModel(name, **parts) for name, parts in rewards.items()},
         initial_state=int(initial[0]),
         model_type="dtmc" if model.model_type == stormpy.models.ModelType.DTMC else "mdp",
         source=source, storm=handle)
+    if build.transition_items:
+        handle.model = copy_model(model, {name: _lifted_reward_model(explicit, name) for name in build.transition_items})
     return explicit.with_naming(naming) if naming != "valuation" else explicit
 
 
+def _lifted_reward_model(model: ExplicitModel, name: str) -> SparseRewardModel:
+    """The reward model ``name`` with its transition rewards as their expectation per choice (for Storm)."""
+    rm = model.rewards[name]
+    kwargs = {"optional_state_action_reward_vector": model.expected_choice_rewards(name).tolist()}
+    if rm.state is not None:
+        kwargs["optional_state_reward_vector"] = rm.state.tolist()
+    return SparseRewardModel(**kwargs)

@@ -1,4 +1,9 @@
-"""PCTL properties: parsed by Storm, turned into stormcf's :class:`~stormcf.properties.Property`."""
+"""Properties: parsed by Storm, turned into stormcf's :class:`~stormcf.properties.Property`.
+
+Every property is evaluated on the whole model as Storm built it (as ``stormcf info`` shows it): PRISM expressions
+in properties (``F s1=12``) become labels of the bridge's copy of the model, evaluated by Storm in every state
+(:mod:`.expressions`), never by rebuilding the model for the property.
+"""
 from __future__ import annotations
 
 import re
@@ -13,7 +18,17 @@ from ..errors import PropertyError
 from ..model import ExplicitModel
 from ..properties import Property
 from .build import _handle_of
-from .handle import StormHandle, _mask, _storm_message
+from .expressions import evaluate, expression_labels, missing_label, parse_expression
+from .handle import StormHandle, _mask, _storm_message, labelled_model
+
+_OPERATORS = {"ProbabilityOperatorFormula": "P", "RewardOperatorFormula": "R", "TimeOperatorFormula": "T",
+              "LongRunAverageOperatorFormula": "LRA", "MultiObjectiveFormula": "multi"}
+_PATHS = {"EventuallyFormula": "eventually", "UntilFormula": "until", "BoundedUntilFormula": "bounded_until",
+          "GloballyFormula": "globally", "CumulativeRewardFormula": "cumulative",
+          "InstantaneousRewardFormula": "instantaneous", "LongRunAverageRewardFormula": "long_run_average",
+          "DiscountedTotalRewardFormula": "discounted", "DiscountedCumulativeRewardFormula": "discounted",
+          "ConditionalFormula": "conditional"}
+_REWARD_BOUND = re.compile(r'rew\{"([^"]*)"\}')
 
 
 def _parse_storm_properties(description, properties: Iterable[str]) -> list:
@@ -38,16 +53,17 @@ def _parse_storm_properties(description, properties: Iterable[str]) -> list:
 
 
 def _quoted_labels(formula: str) -> list[str]:
-    """The quoted label names of a formula (reward model names ``R{"name"}`` are not labels)."""
+    """The quoted label names of a formula (reward model names ``R{"name"}``, ``rew{"name"}`` are not labels)."""
     return re.findall(r'"([^"]*)"', re.sub(r'\{"[^"]*"\}', "", formula))
 
 
 # ================================================================================================== properties
 def parse_property(model: ExplicitModel, text: str) -> Property:
-    """Parse a PCTL property against the model's program (so PRISM constants and expressions work).
+    """Parse a property against the model's program (so PRISM constants and expressions work) and evaluate its
+    state formulas on the whole model.
 
-    Raises :class:`PropertyError` for syntax errors, unknown labels, unknown reward models, and expressions whose
-    label was not built (pass the property to :func:`load_model`).
+    Raises :class:`PropertyError` for syntax errors, unknown labels, unknown reward models and expressions over
+    names that are not state variables.
     """
     handle = _handle_of(model)
     storm_property = _parse_storm_properties(handle.description, [text])
@@ -57,64 +73,99 @@ def parse_property(model: ExplicitModel, text: str) -> Property:
     formula = storm_property.get_raw_formula()
     printed = str(formula)
     _check_names(model, printed)
+    labels, probes = expression_labels(formula, model.valuations, model.n_states)
+    for probe in probes:
+        labels = _probe_labels(model, handle, probe, labels)
+    return _property(model, handle, formula, printed, labels, storm_property)
+
+
+def _probe_labels(model: ExplicitModel, handle: StormHandle, formula, labels: dict) -> dict:
+    """The expression labels of a state formula whose parts stormpy hides (``"a" & s=3``, ``P=? [X s=3]``): check
+    it and add each expression Storm reports as an unknown label (Storm names the label as it prints the
+    expression), until Storm has them all. Other errors are left to the real check."""
+    labels = dict(labels)
+    while True:
+        try:
+            stormpy.model_checking(labelled_model(handle, labels), formula, only_initial_states=True)
+            return labels
+        except Exception as err:
+            name = missing_label(_storm_message(err))
+            if name is None or name in labels or handle.description is None:
+                return labels
+            labels[name] = evaluate(parse_expression(handle.description, name), model.valuations, model.n_states)
+
+
+def _property(model: ExplicitModel, handle: StormHandle, formula, printed: str, labels: dict,
+              storm_property) -> Property:
     kind = type(formula).__name__
-    operator = {"ProbabilityOperatorFormula": "P", "RewardOperatorFormula": "R",
-                "TimeOperatorFormula": "T"}.get(kind)
+    operator = "quantile" if printed.startswith("quantile(") else _OPERATORS.get(kind)
     if operator is None:
-        return Property(printed, None, None, None, None, "state", target=_state_formula_mask(handle, formula, printed),
+        if kind == "GameFormula":
+            raise PropertyError(f"{printed}: game formulas are for stochastic games, which stormcf does not support")
+        return Property(printed, None, None, None, None, "state", labels=labels,
+                        target=_state_formula_mask(handle, formula, printed, labels), storm=storm_property)
+    if operator == "quantile":      # quantile(max A, φ): Storm answers it for the initial state
+        return Property(printed, "quantile", None, None, None, "quantile", labels=labels,
+                        reward_bounds=tuple(_REWARD_BOUND.findall(printed)), storm=storm_property)
+    if operator == "multi":
+        objectives = tuple(_property(model, handle, sub, str(sub), labels, None) for sub in formula.subformulas)
+        return Property(printed, "multi", None, None, None, "multi", labels=labels, objectives=objectives,
+                        reward_bounds=tuple(sorted({b for o in objectives for b in o.reward_bounds})),
                         storm=storm_property)
-    comparison = threshold = None
+    comparison = threshold = optimization = reward_model = None
     if formula.has_bound:
         comparison = {"LESS": "<", "LEQ": "<=", "GREATER": ">", "GEQ": ">="}[formula.comparison_type.name]
         threshold = Fraction(str(formula.threshold))
-    optimization = None
     if formula.has_optimality_type:
         optimization = "min" if formula.optimality_type.name == "MINIMIZE" else "max"
-    reward_model = None
     if operator == "R":
         reward_model = formula.reward_name if formula.has_reward_model_name() else model.reward_model(None).name
     sub = formula.subformula
-    path, target, constraint, steps = _path_formula(handle, sub, printed)
+    if operator == "LRA":      # LRA=? [φ] (S=? [φ]): the long-run fraction of time spent in φ
+        path, target, constraint, steps = "long_run_average", _state_formula_mask(handle, sub, printed, labels), None, None
+    else:
+        path, target, constraint, steps = _path_formula(handle, sub, printed, labels)
     return Property(printed, operator, optimization, comparison, threshold, path, target=target,
-                    constraint=constraint, step_bound=steps, reward_model=reward_model, storm=storm_property)
+                    constraint=constraint, step_bound=steps, reward_model=reward_model, labels=labels,
+                    reward_bounds=tuple(_REWARD_BOUND.findall(str(sub))), storm=storm_property)
 
 
 def _check_names(model: ExplicitModel, printed: str) -> None:
-    for name in re.findall(r'R\{"([^"]*)"\}', printed):
+    for name in re.findall(r'(?:R|rew)\{"([^"]*)"\}', printed):
         model.reward_model(name)                                     # raises PropertyError if unknown
     for name in _quoted_labels(printed):
         model.label(name)                                            # raises PropertyError if unknown
 
 
-def _path_formula(handle: StormHandle, sub, printed: str):
-    kind = type(sub).__name__
-    if kind == "EventuallyFormula":
-        return "eventually", _state_formula_mask(handle, sub.subformula, printed), None, None
-    if kind in ("UntilFormula", "BoundedUntilFormula"):
-        target = _state_formula_mask(handle, sub.right_subformula, printed)
-        constraint = _state_formula_mask(handle, sub.left_subformula, printed)
-        if kind == "UntilFormula":
-            return "until", target, constraint, None
+def _path_formula(handle: StormHandle, sub, printed: str, labels: dict):
+    kind = _PATHS.get(type(sub).__name__)
+    if kind is None:                        # pybind gives Next and total-reward formulas only the base class
+        text = str(sub)
+        return {"C": "total"}.get(text, "next" if text.startswith("X ") else "other"), None, None, None
+    if kind == "conditional":
+        return kind, None, None, None
+    if kind == "eventually":
+        return kind, _state_formula_mask(handle, sub.subformula, printed, labels), None, None
+    if kind in ("until", "bounded_until"):
+        target = _state_formula_mask(handle, sub.right_subformula, printed, labels)
+        constraint = _state_formula_mask(handle, sub.left_subformula, printed, labels)
+        if kind == "until":
+            return kind, target, constraint, None
+        if _REWARD_BOUND.search(str(sub)):
+            return "reward_bounded_until", target, constraint, None
         steps = None
         if not sub.has_lower_bound:
             try:
                 steps = int(str(sub.upper_bound_expression))
             except ValueError:
                 steps = None
-        return "bounded_until", target, constraint, steps
-    return {"GloballyFormula": "globally", "CumulativeRewardFormula": "cumulative",
-            "InstantaneousRewardFormula": "instantaneous"}.get(kind, "other"), None, None, None
+        return kind, target, constraint, steps
+    return kind, None, None, None
 
 
-def _state_formula_mask(handle: StormHandle, formula, printed: str) -> np.ndarray:
+def _state_formula_mask(handle: StormHandle, formula, printed: str, labels: dict) -> np.ndarray:
     try:
-        result = stormpy.model_checking(handle.model, formula)
+        result = stormpy.model_checking(labelled_model(handle, labels), formula)
     except Exception as err:
-        message = _storm_message(err)
-        if "unknown label" in message:
-            raise PropertyError(f"property {printed}: {message}; expressions in properties need a label built with "
-                                f"the model: pass the property when loading the model") from None
-        raise PropertyError(f"property {printed}: {message}") from None
+        raise PropertyError(f"property {printed}: {_storm_message(err)}") from None
     return _mask(result.get_truth_values_vector(), handle.model.nr_states)
-
-

@@ -1,27 +1,89 @@
-"""What stormcf keeps of a model Storm built, and small helpers shared by the bridge modules."""
+"""What stormcf keeps of a model Storm built, and small helpers shared by the bridge modules.
+
+The Storm model a handle keeps is **never modified** by stormcf: a user who asks for it (``storm_model_of``) gets
+Storm's build of the whole model, and it stays as it was however many properties are checked. Properties whose
+state formulas are PRISM expressions (``F s=3``) and reachability targets given as masks need labels Storm does not
+have; the bridge adds them to its own copy of the model (:func:`labelled_model`), built once, whose labelling only
+the bridge touches.
+"""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
+from stormpy import Rational
+from stormpy.datastructures import BitVector
+from stormpy.models import SparseDtmc, SparseMdp, SparseModelComponents, StateLabeling
 
 
 @dataclass(eq=False)
 class StormHandle:
-    """What stormcf keeps of a model Storm built: the symbolic description, the sparse model and its properties."""
+    """What stormcf keeps of a model Storm built: the symbolic description and the sparse model (float and, on
+    demand, exact), plus the bridge's private labelled copies of them."""
 
     description: Any                    # stormpy PrismProgram / JaniModel, or None (DRN, arrays)
-    model: Any                          # stormpy sparse model (double)
-    properties: list = field(default_factory=list)
+    model: Any                          # stormpy sparse model (double): the whole model, never modified
     exact_model: Any = None             # the stormpy.Rational build, on demand
     exact_values: tuple | None = None   # its transition probabilities as Fractions
-    _fresh_label: int = 0
+    copies: dict = field(default_factory=dict)    # exact (bool) -> the bridge's labelled copy of that model
+    timings: dict = field(default_factory=dict)   # loading a file: phase (parse, build, extract) -> seconds
 
 
-def _storm_message(text: str) -> str:
-    """Storm's message without the exception class prefix, on one line."""
+def labelled_model(handle: StormHandle, labels: Mapping[str, np.ndarray], exact: bool = False):
+    """The handle's Storm model (float, or exact) with the extra state labels ``labels`` (name -> mask).
+
+    Without extra labels this is the model itself; otherwise the bridge's private copy, whose labels are set to
+    exactly these masks (a label set earlier for another mask is overwritten, so the copy does not grow)."""
+    base = handle.exact_model if exact else handle.model
+    if not labels:
+        return base
+    copy = handle.copies.get(exact)
+    if copy is None:
+        copy = handle.copies[exact] = copy_model(base)
+    set_labels(copy.labeling, labels, base.nr_states)
+    return copy
+
+
+def copy_model(model, reward_models: Mapping[str, Any] | None = None):
+    """A copy of a sparse MDP or DTMC (any value type) with its own labelling (same matrix, rewards, choice labels,
+    valuations), with some reward models replaced by ``reward_models``."""
+    value_type = _value_type(model)
+    labeling = StateLabeling(model.nr_states)
+    for name in model.labeling.get_labels():
+        labeling.add_label(name)
+        labeling.set_states(name, model.labeling.get_states(name))
+    components = SparseModelComponents[value_type](transition_matrix=model.transition_matrix,
+                                                   state_labeling=labeling,
+                                                   reward_models={**model.reward_models, **(reward_models or {})})
+    if model.has_choice_labeling():
+        components.choice_labeling = model.choice_labeling
+    if model.has_state_valuations():
+        components.state_valuations = model.state_valuations
+    if model.is_nondeterministic_model:
+        return SparseMdp[value_type](components)
+    return SparseDtmc[value_type](components)
+
+
+def _value_type(model):
+    return Rational if model.is_exact else float
+
+
+def set_labels(labeling, labels: Mapping[str, np.ndarray], n: int) -> None:
+    """Set (add or overwrite) state labels of a Storm labelling from boolean masks."""
+    for name, mask in labels.items():
+        if not labeling.contains_label(name):
+            labeling.add_label(name)
+        labeling.set_states(name, BitVector(n, np.flatnonzero(mask).tolist()))
+
+
+def _storm_message(text: str | BaseException) -> str:
+    """Storm's message without the exception class prefix, on one line. Storm running out of memory
+    (``std::bad_alloc``, a :class:`MemoryError` in Python) is no message about the input: it is raised again, for the
+    caller (the command line) to report as such."""
+    if isinstance(text, MemoryError):
+        raise text
     text = re.sub(r"^\w+(Exception|Error): ", "", str(text).strip())
     return " ".join(text.split())
 
@@ -30,4 +92,3 @@ def _mask(bitvector, n: int) -> np.ndarray:
     mask = np.zeros(n, dtype=bool)
     mask[np.fromiter(iter(bitvector), dtype=np.int64)] = True
     return mask
-

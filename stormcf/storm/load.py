@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import stormpy
 import stormpy.io as _sio
@@ -12,9 +13,9 @@ from stormpy.developer import storage as _storage
 from ..errors import ConstantsError, ModelError
 from ..examples import resolve_file
 from ..model import ExplicitModel
-from .extract import _arrays_by_iteration, _arrays_by_umb, _explicit_model
-from .formulas import _parse_storm_properties
+from .extract import Build, _arrays_by_iteration, _arrays_by_umb, _explicit_model
 from .handle import StormHandle, _storm_message
+from .rewards import transition_reward_items
 
 
 def storm_version() -> str:
@@ -23,34 +24,51 @@ def storm_version() -> str:
 
 
 
-def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = None,
-               properties: Sequence[str] = (), naming: str = "valuation",
+def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = None, naming: str = "valuation",
                extraction: str = "umb") -> ExplicitModel:
     """Parse and build a PRISM (``.prism/.nm/.pm``), JANI (``.jani``) or DRN (``.drn``) model with Storm.
+
+    The whole model is built once, with all labels, reward models, state valuations and action names, and every
+    property is then evaluated on it (:func:`~stormcf.storm.parse_property`): the model never depends on a property.
 
     Args:
         path: the model file.
         constants: undefined constants, as ``"N=3,p=0.5"`` or ``{"N": 3, "p": 0.5}``.
-        properties: property strings the model is built for; Storm adds a label for every expression they use
-            (``F s=3``), so they can be checked later.
         naming: state-naming scheme of the result (see :class:`~stormcf.model.ExplicitModel`).
         extraction: ``"umb"`` (bulk export, the default) or ``"iteration"`` (Python loops over stormpy's entries;
             slow, kept as an independent cross-check for the tests).
+
+    Raises :class:`ModelError` for files stormcf cannot work on (syntax errors, model types other than MDPs and
+    DTMCs, several initial states) and :class:`ConstantsError` for undefined or unknown constants.
     """
     name = str(path)                      # messages name the file as the user gave it
     file = resolve_file(path)
     suffix = file.suffix.lower()
+    build: Build
+    tick = time.perf_counter()
+    timings = {}
     if suffix == ".drn":
         if constants:
             raise ConstantsError(f"{name}: DRN files have no constants")
-        handle = _build_drn(file, name)
+        build = Build(_build_drn(file, name))
     else:
         description = _parse_description(file, suffix, name)
         description = _instantiate(description, constants, name)
-        handle = _build(description, properties, name)
-    arrays = _arrays_by_umb(handle.model) if extraction == "umb" else _arrays_by_iteration(handle.model)
+        timings["parse"], tick = time.perf_counter() - tick, time.perf_counter()
+        build = _build(description, name)
+    timings["build"], tick = time.perf_counter() - tick, time.perf_counter()
+    arrays = _arrays_by_umb(build.handle.model) if extraction == "umb" else _arrays_by_iteration(build.handle.model)
     source = file.name + (f" ({_constants_text(constants)})" if constants else "")
-    return _explicit_model(handle, arrays, source, naming)
+    model = _explicit_model(build, arrays, source, naming)
+    timings["extract"] = time.perf_counter() - tick
+    build.handle.timings.update(timings)
+    return model
+
+
+def load_timings(model: ExplicitModel) -> dict[str, float]:
+    """Seconds per phase of loading a model file: ``parse`` (Storm parses the PRISM/JANI file and sets the
+    constants), ``build`` (Storm builds the model), ``extract`` (stormcf's explicit model); empty for other models."""
+    return dict(model.storm.timings) if isinstance(model.storm, StormHandle) else {}
 
 
 def _parse_description(file: Path, suffix: str, name: str):
@@ -60,7 +78,19 @@ def _parse_description(file: Path, suffix: str, name: str):
             return jani
         return stormpy.parse_prism_program(str(file))
     except Exception as err:   # Storm raises RuntimeError with its exception name in the text
+        if suffix != ".jani":
+            _refuse_by_type_in_prism_mode(file, name)
         raise ModelError(_parse_error_message(name, err)) from None
+
+
+def _refuse_by_type_in_prism_mode(file: Path, name: str) -> None:
+    """Storm's parser rejects PRISM-style CTMCs unless in PRISM compatibility mode; read such a file in that mode
+    only to refuse it by its model type."""
+    try:
+        kind = _description_type(stormpy.parse_prism_program(str(file), prism_compatibility=True))
+    except Exception:
+        return
+    _require_supported_type(kind, name)
 
 
 def _parse_error_message(path: str, err: Exception) -> str:
@@ -96,21 +126,36 @@ def _instantiate(description, constants, path: str):
 
 
 
-def _build(description, properties: Sequence[str], path: str) -> StormHandle:
+def _build(description, path: str) -> Build:
+    _require_supported_type(_description_type(description), path)
+    items, unlabelled = {}, set()
     if isinstance(description, _storage.PrismProgram):
-        if description.model_type not in (_storage.PrismModelType.MDP, _storage.PrismModelType.DTMC):
-            raise ModelError(f"{path}: stormcf works on MDPs and DTMCs, not {description.model_type.name}")
+        items = transition_reward_items(description)     # label_unlabelled_commands drops them: read them first
         if description.model_type == _storage.PrismModelType.MDP:
             # unlabelled commands get the names <module>_cmd_<i>, so that every choice has an action name
-            description = description.label_unlabelled_commands({})
-    props = _parse_storm_properties(description, properties)
+            labelled = description.label_unlabelled_commands({})
+            unlabelled = {new.action_name for old_module, new_module in zip(description.modules, labelled.modules)
+                          for old, new in zip(old_module.commands, new_module.commands) if not old.is_labeled}
+            description = labelled
     try:
-        model = stormpy.build_model(description, options=stormpy.BuilderOptions(props, build_full=True))
+        model = stormpy.build_model(description, options=stormpy.BuilderOptions(build_full=True))
     except Exception as err:
         raise ModelError(f"{path}: {_storm_message(err)}") from None
-    if model.model_type not in (stormpy.models.ModelType.MDP, stormpy.models.ModelType.DTMC):
-        raise ModelError(f"{path}: stormcf works on MDPs and DTMCs, not {model.model_type.name}")
-    return StormHandle(description, model, list(props))
+    _require_supported_type(model.model_type.name, path)
+    return Build(StormHandle(description, model), items, unlabelled)
+
+
+def _description_type(description) -> str:
+    """The model type of a PRISM or JANI description (stormpy's enum lacks some of Storm's types, e.g. SMG)."""
+    try:
+        return description.model_type.name
+    except ValueError:
+        return str(description).split(None, 1)[0].upper()
+
+
+def _require_supported_type(kind: str, path: str) -> None:
+    if kind not in ("MDP", "DTMC"):
+        raise ModelError(f"{path}: stormcf works on MDPs and DTMCs, not {kind} models")
 
 
 def _build_drn(file: Path, path: str) -> StormHandle:
@@ -120,11 +165,29 @@ def _build_drn(file: Path, path: str) -> StormHandle:
         model = stormpy.build_model_from_drn(str(file), options=options)
     except Exception as err:
         raise ModelError(f"{path}: {_storm_message(err)}") from None
-    if model.model_type not in (stormpy.models.ModelType.MDP, stormpy.models.ModelType.DTMC):
-        raise ModelError(f"{path}: stormcf works on MDPs and DTMCs, not {model.model_type.name}")
+    _require_supported_type(model.model_type.name, path)
     return StormHandle(None, model)
 
 
+
+
+def variable_bounds(model: ExplicitModel) -> dict[str, tuple[int, int]]:
+    """The declared bounds ``[lo..hi]`` of the bounded integer variables of a PRISM model (global and in modules),
+    by variable name; empty for models without a PRISM description (JANI, DRN, arrays)."""
+    description = model.storm.description if isinstance(model.storm, StormHandle) else None
+    if not isinstance(description, _storage.PrismProgram):
+        return {}
+    variables = list(description.global_integer_variables)
+    for module in description.modules:
+        variables += list(module.integer_variables)
+    bounds = {}
+    for var in variables:
+        try:
+            bounds[var.name] = (var.lower_bound_expression.evaluate_as_int(),
+                                var.upper_bound_expression.evaluate_as_int())
+        except Exception:   # a bound Storm cannot evaluate without further constants: leave it out
+            continue
+    return bounds
 
 
 def stormpy_example(kind: str, name: str) -> Path:

@@ -23,7 +23,8 @@ def test_strategy_prints_the_paper_explanation(capsys, tmp_path):
     code, out, err = run(capsys, "strategy", LOAN, "--strategy", IMPATIENT, "--prop", BAD, "--state-names", "labels",
                          "--json", str(out_json), "--dot", str(out_dot))
     assert code == 0 and err == ""
-    assert out.startswith("State 'rejected' is reached with probability 0.411.\n"
+    assert out.startswith("loan.prism: MDP with 9 states, 13 choices, 17 transitions (4 decision states)\n"
+                          "State 'rejected' is reached with probability 0.411.\n"
                           "You can reach it with probability 0.2 as follows:\n"
                           "  In state 'Rework':\n"
                           "    increase probability of action 'Submit' to 0.8553\n"

@@ -69,8 +69,7 @@ def test_slipgrid_dinf_is_one_third():
 
 @pytest.mark.parametrize("name, constants, target", EXAMPLES, ids=[e[0] for e in EXAMPLES])
 def test_stormpy_example_dinf_against_lp_oracle(name, constants, target):
-    probe = f"P<=0.5 [F {target}]"
-    model = stormcf.load_model(stormpy_example("mdp", name), constants=constants, properties=[probe])
+    model = stormcf.load_model(stormpy_example("mdp", name), constants=constants)
     sigma = stormcf.Strategy.uniform(model)
     value = stormcf.check_strategy(sigma, f"P=? [F {target}]").value
     pmin = stormcf.check_model(model, f"Pmin=? [F {target}]").value
@@ -80,8 +79,7 @@ def test_stormpy_example_dinf_against_lp_oracle(name, constants, target):
 
 @pytest.mark.parametrize("name, constants, target", DECIDED, ids=[e[0] for e in DECIDED])
 def test_stormpy_example_decided_by_storm(name, constants, target):
-    model = stormcf.load_model(stormpy_example("mdp", name), constants=constants,
-                               properties=[f"P<=0.5 [F {target}]"])
+    model = stormcf.load_model(stormpy_example("mdp", name), constants=constants)
     sigma = stormcf.Strategy.uniform(model)
     value = stormcf.check_strategy(sigma, f"P=? [F {target}]").value
     above = solve_counterfactual(CounterfactualProblem(sigma, f"P<={min(value + 1e-3, 1):.6f} [F {target}]"))

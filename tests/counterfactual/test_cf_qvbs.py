@@ -18,7 +18,7 @@ COLLISION = "P<=4e-6 [F (l=4 & ip=1)]"
 
 @pytest.fixture(scope="module")
 def zeroconf():
-    model = stormcf.load_model(QVBS / "zeroconf.prism", constants="N=20,K=2,reset=true", properties=[COLLISION])
+    model = stormcf.load_model(QVBS / "zeroconf.prism", constants="N=20,K=2,reset=true")
     return model, stormcf.Strategy.uniform(model)
 
 
@@ -37,11 +37,14 @@ def test_zeroconf_dinf_margin_is_relative(zeroconf):
 
 def test_zeroconf_mixed_is_certified(zeroconf):
     """The mixed objective was reported optimal at 1.42687 (solved for γ - 1e-7, 2.5% below γ); the certified optimum
-    is 1.3921: every stage's bound is proven for γ itself."""
-    _, sigma = zeroconf
+    changes one state by d∞ = 0.389430: d = d0 + d1 + d∞ = 1 + 0.389430·(1 + 1/153) = 1.391975 (d1 is normalised by
+    the 153 decision states of the whole model, 670 states): every stage's bound is proven for γ itself."""
+    model, sigma = zeroconf
+    assert (model.n_states, int(model.decision_states.sum())) == (670, 153)
     r = solve_counterfactual(CounterfactualProblem(sigma, COLLISION), time_limit=120)
     assert r.status == "optimal" and r.verification.holds and r.probability <= 4e-6
-    assert r.weighted_distance == pytest.approx(1.39219, abs=1e-4)
+    assert r.weighted_distance == pytest.approx(1.391975, abs=1e-4)
+    assert r.distance.d0 == 1 and r.distance.dinf == pytest.approx(0.389430, abs=1e-4)
     assert r.gap <= 1e-4 and r.distance_lower_bound <= r.weighted_distance
     assert r.lower_bounds["d0"]["value"] == r.distance.d0
 
@@ -53,8 +56,7 @@ def test_resource_gathering_time_limit_bounds_the_whole_run(weights):
     limit = 15.0
     start = time.perf_counter()
     deadline = Deadline(limit)
-    model = stormcf.load_model(QVBS / "resource-gathering.pm", constants="B=200,GOLD_TO_COLLECT=15,GEM_TO_COLLECT=15",
-                               properties=["P<=0.5 [F attacked]"])
+    model = stormcf.load_model(QVBS / "resource-gathering.pm", constants="B=200,GOLD_TO_COLLECT=15,GEM_TO_COLLECT=15")
     problem = CounterfactualProblem(stormcf.Strategy.uniform(model), "P<=0.5 [F attacked]", weights=weights)
     r = solve_counterfactual(problem, deadline=deadline)
     elapsed = time.perf_counter() - start
@@ -70,7 +72,7 @@ def test_consensus_mixed_never_worse_than_its_special_cases():
     stage had a quarter of the time; now the d0 stage has most of it and every stage's strategies are candidates of
     the mixed run, whose answer is the best of them."""
     prop = 'P<=0.02 [F "finished" & !"agree"]'
-    model = stormcf.load_model(QVBS / "consensus.4.prism", constants="K=2", properties=[prop])
+    model = stormcf.load_model(QVBS / "consensus.4.prism", constants="K=2")
     sigma = stormcf.Strategy.uniform(model)
     r = solve_counterfactual(CounterfactualProblem(sigma, prop), time_limit=60)
     assert r.verification.holds and r.probability <= 0.02

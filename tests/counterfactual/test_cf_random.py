@@ -87,7 +87,8 @@ def test_dinf_bisection_equals_the_miqcqp(mdp):
         # its tolerance of γ on cyclic models) the answer is another checked strategy, reported suboptimal
         if r.status == "optimal":
             assert r.distance.dinf == pytest.approx(exact.distance.dinf, abs=1e-4)
-        assert r.verification.holds and r.distance.dinf >= exact.distance.dinf - 1e-9
+        # no valid strategy beats the bisection's proven lower bound (its optimum is proven within the relative gap)
+        assert r.verification.holds and r.distance.dinf >= exact.distance_lower_bound - 1e-9
         # the MIQCQP's proven bound never exceeds the bisection's optimum; near the jumps of V_δ (end components)
         # a spatial branch-and-bound may not close its gap: then it says so
         assert r.distance_lower_bound <= exact.distance.dinf + 1e-9
@@ -102,8 +103,16 @@ def test_gurobi_and_scip_agree_on_the_mixed_objective(mdp):
     problem = CounterfactualProblem(sigma, f'P<={gamma} [F "goal"]')
     g = solve_counterfactual(problem, solver="gurobi", time_limit=30)
     s = solve_counterfactual(problem, solver="scip", time_limit=30)
-    assert g.status == s.status == "optimal"
-    assert g.weighted_distance == pytest.approx(s.weighted_distance, abs=1e-4)
+    # optimal on both: the same d. When Storm rejects a solver's points (values within its tolerance of γ on cyclic
+    # models), that run reports another checked strategy as suboptimal with its gap; no run's valid strategy beats
+    # the other's proven bound
+    for r, other in ((g, s), (s, g)):
+        assert r.verification.holds
+        assert r.status == "optimal" or (r.status == "suboptimal" and r.gap > 1e-4)
+        assert r.weighted_distance >= other.distance_lower_bound - 1e-9
+    assert "optimal" in (g.status, s.status)
+    if g.status == s.status == "optimal":
+        assert g.weighted_distance == pytest.approx(s.weighted_distance, abs=1e-4)
     d0 = solve_counterfactual(CounterfactualProblem(sigma, f'P<={gamma} [F "goal"]', weights="1,0,0"))
     dinf = solve_counterfactual(CounterfactualProblem(sigma, f'P<={gamma} [F "goal"]', weights="0,0,1"))
     assert g.distance.d0 >= d0.distance.d0                   # the exact special cases bound every valid strategy

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import stormcf
-from stormcf import gumbel
-from stormcf.explain import ExplanationProblem
+from stormcf.counterfactual_mdp import gumbel
+from stormcf.counterfactual_mdp import evaluate, sample_paths
+from stormcf.explain import ExplanationProblem, unrolled_model
 from stormcf.explain.synthetic import synthetic_prism
 
 
@@ -64,5 +65,25 @@ def expectimax(path: stormcf.ObservedPath, reward: str, k: int, minimize: bool =
     return sign * h(0, int(path.states[0]), 0)
 
 
-def problem(path, reward, k, **kw) -> ExplanationProblem:
-    return ExplanationProblem(path, reward, k=k, **kw)
+def problem(path, reward, k, minimize=False, **kw) -> ExplanationProblem:
+    return ExplanationProblem(path, reward, k=k, optimization="min" if minimize else "max", **kw)
+
+
+def sample(policy, k, n, seed):
+    """Algorithm 1: n counterfactual paths of the policy with budget k, seeded."""
+    return sample_paths(policy.cfmdp, policy, n, np.random.default_rng(seed), k)
+
+
+def storm_optimum(prob, cf, k) -> float:
+    """Storm's optimum of the unrolled (t, s, l) model of budget k."""
+    return unrolled_model(prob, cf, k).optimum(prob.optimization, "pessimistic").value
+
+
+def storm_policy_value(prob, cf, k, weights) -> float:
+    """Storm's value of a policy given by its weights on the unrolled model of budget k."""
+    return unrolled_model(prob, cf, k).policy_value(weights, prob.optimization, "pessimistic").value
+
+
+def exact_value(prob, cf, k, weights) -> float:
+    """The exact value of a policy given by its weights, by backward recursion."""
+    return evaluate(cf, prob.step_rewards, weights, k, prob.optimization)

@@ -5,29 +5,30 @@ import pytest
 import scipy.sparse as sp
 
 import stormcf
-from stormcf.explain import (ExplanationError, ExplanationProblem, counterfactual_mdp, enhanced_mdp, explain_path,
-                             k_change_dp, parse_pins, sample_paths, summarize)
+from stormcf.explain import (ExplanationError, ExplanationProblem, explain_path, k_change_dp, parse_pins, summarize,
+                             unrolled_model)
 
-from .conftest import problem
+from .conftest import problem, sample, storm_optimum
 
 
 def _values(path, reward, K, **kw):
-    policy = k_change_dp(counterfactual_mdp(problem(path, reward, K, **kw)))
-    return [policy.value(k) for k in range(K + 1)], policy
+    prob = problem(path, reward, K, **kw)
+    policy = k_change_dp(prob)
+    return [policy.value(k) for k in range(K + 1)], policy, prob
 
 
 def test_pin_to_the_observed_action(treat):
     """Pinning step 1 to coin removes the tie of O6 (k = 1): the change moves to t = 0 with the same value 3.6."""
-    values, policy = _values(treat, "health", 3, pins={1: "coin"})
+    values, policy, _ = _values(treat, "health", 3, pins={1: "coin"})
     np.testing.assert_allclose(values, [3, 3.6, 3.6, 3.6], rtol=1e-14)
-    summary = summarize(sample_paths(policy, 1, 500, seed=0))
+    summary = summarize(sample(policy, 1, 500, seed=0))
     assert [e.actions for e in summary.explanations] == [("drug", "coin", "coin")]
 
 
 def test_pin_to_another_action_forces_a_change(treat):
-    values, policy = _values(treat, "health", 2, pins={1: "drug"})
+    values, policy, prob = _values(treat, "health", 2, pins={1: "drug"})
     assert values[0] == -np.inf and values[1] == pytest.approx(3.6) and values[2] == pytest.approx(4.2)
-    assert enhanced_mdp(policy.cfmdp, 1).optimum().value == pytest.approx(3.6)
+    assert storm_optimum(prob, policy.cfmdp, 1) == pytest.approx(3.6)
     with pytest.raises(ExplanationError, match="smallest feasible budget is k = 1"):
         explain_path(problem(treat, "health", 0, k_max=2, pins={1: "drug"}))
     with pytest.raises(ExplanationError, match="at most k = 0 changes"):
@@ -61,12 +62,12 @@ def test_deadlock_moves_are_forced_and_free():
     a change: after 'go' at t = 0 (one change) the path can sit in s=2 with no budget left."""
     model = stormcf.load_model(stormcf.example_path("deadlock.prism"))
     path = stormcf.ObservedPath.from_dict(model, {"steps": [{"state": {"s": 0}, "action": "stay"}] * 3})
-    values, policy = _values(path, "r", 2)
+    values, policy, prob = _values(path, "r", 2)
     assert values == [3, 4, 4]                          # 'go' at the last step: 1 + 1 + 2 (s=2 earns nothing)
     deadlock = int(model.state_index({"s": 2}))
     step = policy.cfmdp.steps[1]
     assert policy.values[1][step.local(np.array([deadlock]))[0], 0] == 0.0      # (t=1, s=2, no budget): feasible
-    e = enhanced_mdp(policy.cfmdp, 1).model
+    e = unrolled_model(prob, policy.cfmdp, 1).point_model
     assert any(e.valuations["t"][i] == 1 and e.valuations["state"][i] == deadlock and e.valuations["l"][i] == 1
                for i in range(e.n_states))
     # the observed path may itself play the deadlock loop; leaving s=2 at t = 0 makes t = 1 need another change
@@ -83,9 +84,9 @@ def test_observed_action_not_enabled_needs_budget():
     path = stormcf.ObservedPath.from_dict(model, {"steps": [{"state": {"s": 0}, "action": "go"},
                                                             {"state": {"s": 2}, "action": ""},
                                                             {"state": {"s": 2}, "action": ""}]})
-    values, policy = _values(path, "r", 3, pins={2: "stay"})
+    values, policy, prob = _values(path, "r", 3, pins={2: "stay"})
     assert values == [-np.inf, -np.inf, -np.inf, 3]
-    assert enhanced_mdp(policy.cfmdp, 3).optimum().value == 3
+    assert storm_optimum(prob, policy.cfmdp, 3) == 3
     with pytest.raises(ExplanationError, match="smallest feasible budget is k = 3"):
         explain_path(problem(path, "r", 1, k_max=3, pins={2: "stay"}))
 

@@ -12,18 +12,19 @@ from hypothesis import strategies as st
 
 import stormcf
 from random_models import random_mdps
-from stormcf.explain import counterfactual_mdp, evaluate_policy, k_change_dp
+from stormcf.explain import counterfactual_mdp, k_change_dp
+from stormcf.explain.problem import ExplanationError
 from stormcf.explain.synthetic import bellman_policy, synthetic_episode, synthetic_prism, synthetic_transitions
 
-from .conftest import expectimax, load_synthetic, problem, synthetic_path
+from .conftest import exact_value, expectimax, load_synthetic, problem, synthetic_path
 
 
 def values(path, reward, K, **kw):
-    return [k_change_dp(counterfactual_mdp(problem(path, reward, K, **kw))).value(k) for k in range(K + 1)]
+    return [k_change_dp(problem(path, reward, K, **kw)).value(k) for k in range(K + 1)]
 
 
 def test_o6_treat_values_and_tie(treat):
-    policy = k_change_dp(counterfactual_mdp(problem(treat, "health", 3)))
+    policy = k_change_dp(problem(treat, "health", 3))
     np.testing.assert_allclose([policy.value(k) for k in range(4)], [3, 3.6, 4.2, 4.2], rtol=1e-14)
     assert policy.value(0) == treat.outcome(treat.model.step_rewards("health")) == 3
     # k = 1: an exact tie at t = 0 (keep coin or switch to drug: both 2.6 to go); the paper's rule keeps coin
@@ -44,7 +45,7 @@ def test_o7_adaptive_values(adaptive):
 
 def _best_fixed_sequence(cf, k):
     """max over action sequences with <= k changes of their expected counterfactual outcome (open loop)."""
-    m, path = cf.problem.model, cf.problem.path
+    m, path = cf.model, cf.path
     names = sorted(a for a in m.action_names if a)
     best = -np.inf
     for seq in itertools.product(names, repeat=path.T):
@@ -53,7 +54,7 @@ def _best_fixed_sequence(cf, k):
         dist = np.zeros(m.n_states)
         dist[path.states[0]] = 1.0
         total = 0.0
-        R = m.step_rewards(cf.problem.reward_model)
+        R = m.step_rewards("r")
         for t, a in enumerate(seq):
             rows = [m.choice_of(s, a) for s in range(m.n_states)]
             total += dist @ R[rows]
@@ -69,14 +70,15 @@ def test_o5_identities_on_the_reference_episode(reference_instances, tmp_path):
     path = synthetic_path(model, data["states"], data["actions"])
     exact = None
     for estimator in ("exact", "mc"):
-        cf = counterfactual_mdp(problem(path, "r", 20, estimator=estimator))
-        policy = k_change_dp(cf)
+        prob = problem(path, "r", 20, estimator=estimator)
+        cf = counterfactual_mdp(prob)
+        policy = k_change_dp(prob, cf)
         h = np.array([policy.value(k) for k in range(21)])
         assert h[0] == 256.0                                        # h(s0, T, 0) = o(τ) exactly, even with MC
         assert np.all(np.diff(h) >= 0)                              # non-decreasing in k
         assert h[20] == pytest.approx(_unconstrained(cf), rel=1e-13)  # k >= T: the unconstrained optimum
         for k in (0, 3, 20):                                        # the policy's own value is h
-            assert evaluate_policy(cf, k, policy.weights)[0, 0] == pytest.approx(h[k], rel=1e-13)
+            assert exact_value(prob, cf, k, policy.weight_function()) == pytest.approx(h[k], rel=1e-13)
         if estimator == "exact":                                    # the authors' MC values, within MC error
             np.testing.assert_allclose(h, data["ref_h"], rtol=1e-3)
             assert np.abs(h - data["ref_h"]).max() > 0              # (not the same numbers: exact vs d = 1000)
@@ -88,22 +90,24 @@ def test_o5_identities_on_the_reference_episode(reference_instances, tmp_path):
 
 def _unconstrained(cf):
     """Backward induction on the time-expanded counterfactual MDP with every allowed action (no budget)."""
-    m = cf.problem.model
-    R = m.step_rewards(cf.problem.reward_model)
+    m = cf.model
+    R = m.step_rewards("r")
     V = np.zeros(m.n_states)
     for t in reversed(range(cf.T)):
         q = R + (cf.transitions(t) @ V if t < cf.T - 1 else 0.0)
         V = np.full(m.n_states, -np.inf)
         for s in cf.steps[t].states:
             V[s] = q[m.row_groups[s]:m.row_groups[s + 1]].max()
-    return V[cf.problem.path.states[0]]
+    return V[cf.path.states[0]]
 
 
 def test_horizon_one(tmp_path):
-    """T = 1: h = max_a R(s_0, a) for k >= 1 and R(s_0, a_0) for k = 0."""
+    """T = 1: h = max_a R(s_0, a) for k = 1 and R(s_0, a_0) for k = 0; a budget beyond the T = 1 step is refused."""
     model = stormcf.load_model(stormcf.example_path("adaptive.prism"))
     path = stormcf.ObservedPath.from_dict(model, {"steps": [{"state": {"s": 0}, "action": "a1"}]})
-    assert values(path, "r", 2) == [0.0, 2.0, 2.0]
+    assert values(path, "r", 1) == [0.0, 2.0]
+    with pytest.raises(ExplanationError, match="exceeds the path's 1 steps"):
+        problem(path, "r", 2)
 
 
 def test_o9_deterministic_case_equals_enumeration(tmp_path):
@@ -158,11 +162,12 @@ def test_o10_relabelling_invariance(tmp_path):
 @given(random_mdps(max_states=5), st.integers(2, 5), st.integers(0, 10**6), st.booleans())
 def test_dp_equals_expectimax_on_random_models(mdp, T, seed, minimize):
     """Random MDPs with state-dependent action sets (so the observed action is not always enabled), random paths:
-    the DP equals the plain recursion of the notes (O7), for every k <= 3, maximizing and minimizing."""
+    the DP equals the plain recursion of the notes (O7), for every k <= min(3, T), maximizing and minimizing."""
     with tempfile.TemporaryDirectory() as folder:
         model = stormcf.load_model(mdp.write(Path(folder)))
     path = stormcf.paths.simulate(model, stormcf.Strategy.uniform(model), T, seed)
-    policy = k_change_dp(counterfactual_mdp(problem(path, "r", 3, minimize=minimize)))
-    for j in range(4):
+    budget = min(3, T)
+    policy = k_change_dp(problem(path, "r", budget, minimize=minimize))
+    for j in range(budget + 1):
         oracle = expectimax(path, "r", j, minimize)
         assert policy.value(j) == pytest.approx(oracle, rel=1e-12, abs=1e-12) or policy.value(j) == oracle

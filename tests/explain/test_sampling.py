@@ -3,13 +3,13 @@ the explanation distributions of O6 and O7."""
 import numpy as np
 import pytest
 
-from stormcf.explain import counterfactual_mdp, k_change_dp, sample_paths, summarize
+from stormcf.explain import k_change_dp, summarize
 
-from .conftest import problem
+from .conftest import problem, sample
 
 
 def _policy(path, reward, K, **kw):
-    return k_change_dp(counterfactual_mdp(problem(path, reward, K, **kw)))
+    return k_change_dp(problem(path, reward, K, **kw))
 
 
 def _outcome_frequencies(paths):
@@ -25,13 +25,13 @@ def _close(freq, expected, n):
 def test_o6_treat_explanations(treat):
     policy = _policy(treat, "health", 2)
     n = 20000
-    one = sample_paths(policy, 1, n, seed=1)                      # k = 1: always [coin, drug, coin]
+    one = sample(policy, 1, n, seed=1)                      # k = 1: always [coin, drug, coin]
     summary = summarize(one, seed=1)
     assert [e.actions for e in summary.explanations] == [("coin", "drug", "coin")]
     assert summary.explanations[0].changes == ((1, "coin", "drug"),) and summary.explanations[0].frequency == 1.0
     assert summary.change_frequency == (0.0, 1.0, 0.0) and summary.observed_frequency == 0.0
     assert _close(_outcome_frequencies(one), {4.0: 0.6, 3.0: 0.4}, n)
-    two = sample_paths(policy, 2, n, seed=2)                      # k = 2: always [drug, drug, coin]
+    two = sample(policy, 2, n, seed=2)                      # k = 2: always [drug, drug, coin]
     assert [e.actions for e in summarize(two).explanations] == [("drug", "drug", "coin")]
     assert _close(_outcome_frequencies(two), {3.0: 0.16, 4.0: 0.48, 5.0: 0.36}, n)
 
@@ -39,7 +39,7 @@ def test_o6_treat_explanations(treat):
 def test_o7_explanations(adaptive):
     policy = _policy(adaptive, "r", 2)
     n = 20000
-    summary = summarize(sample_paths(policy, 2, n, seed=0))
+    summary = summarize(sample(policy, 2, n, seed=0))
     got = {e.actions: e.frequency for e in summary.explanations}
     expected = {("a0", "a0", "a0"): 5 / 9, ("a0", "a1", "a1"): 32 / 81, ("a0", "a1", "a0"): 4 / 81}
     assert set(got) == set(expected)
@@ -52,7 +52,7 @@ def test_o7_explanations(adaptive):
 @pytest.mark.parametrize("k", [0, 1, 3])
 def test_o5_sampling_identities(adaptive, k):
     policy = _policy(adaptive, "r", 3)
-    paths = sample_paths(policy, k, 5000, seed=k)
+    paths = sample(policy, k, 5000, seed=k)
     assert paths.change.sum(axis=1).max() <= k                    # every τ' has at most k changes
     summary = summarize(paths)
     assert summary.mean_outcome == pytest.approx(policy.value(k), abs=4.5 * summary.standard_error + 1e-12)
@@ -63,5 +63,5 @@ def test_o5_sampling_identities(adaptive, k):
 
 def test_sampling_is_seeded(adaptive):
     policy = _policy(adaptive, "r", 2)
-    a, b = sample_paths(policy, 2, 100, seed=7), sample_paths(policy, 2, 100, seed=7)
+    a, b = sample(policy, 2, 100, seed=7), sample(policy, 2, 100, seed=7)
     assert np.array_equal(a.states, b.states) and np.array_equal(a.choices, b.choices)

@@ -15,13 +15,17 @@ def test_json_has_the_documented_keys(tmp_path, capsys):
     assert main(["icfmdp", GRID, "-c", "p=0.4", "--path", PATH, "--reward", "r", "--baseline", "gumbel",
                  "--optimistic", "--json", str(out), "--plot", str(tmp_path / "r.png")]) == 0
     data = json.loads(out.read_text())
-    for key in ("horizon", "worst_case_value", "policy", "mean_bound_width", "baseline", "seconds", "storm_checks"):
+    for key in ("schema", "command", "status", "model", "path", "icfmdp", "worst_case_value", "policy", "optimistic",
+                "baseline", "timings", "checks"):
         assert key in data
-    assert data["horizon"] == 10 and len(data["policy"]) == 10
-    assert data["policy"][0] == [{"state": {"x": 0, "y": 0}, "action": data["policy"][0][0]["action"],
-                                  "value": data["policy"][0][0]["value"]}]
-    assert data["worst_case_value"] == data["storm_checks"]["robust_policy"]["value"]
-    assert abs(data["worst_case_value"] - data["robust"]["value"]) <= 1e-9 * abs(data["worst_case_value"])
+    assert data["command"] == "icfmdp" and data["status"] == "ok" and data["approximate"] is False
+    steps = data["policy"]["steps"]
+    assert data["path"]["horizon"] == 10 and len(steps) == 10 and "mean_bound_width" in data["icfmdp"]
+    assert steps[0] == [{"state": {"x": 0, "y": 0}, "action": steps[0][0]["action"], "value": steps[0][0]["value"]}]
+    checks = {c["name"]: c for c in data["checks"]}
+    assert data["worst_case_value"] == checks["robust_policy"]["value"]
+    assert all(c["agrees"] for c in data["checks"])
+    assert abs(data["worst_case_value"] - data["policy"]["value"]) <= 1e-9 * abs(data["worst_case_value"])
     assert data["baseline"]["value"] >= data["baseline"]["worst_case_value"]
     assert (tmp_path / "r.png").stat().st_size > 1000
     text = capsys.readouterr().out
@@ -29,10 +33,11 @@ def test_json_has_the_documented_keys(tmp_path, capsys):
 
 
 def test_monte_carlo_baseline_is_labelled(capsys):
-    assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--baseline", "gumbel", "--mc-samples", "200",
-                 "--json", "-"]) == 0
+    assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--baseline", "gumbel", "--estimator", "mc",
+                 "--mc-samples", "200", "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["baseline"]["samples_per_pair"] == 200 and "Monte Carlo" in data["baseline"]["approximate"]
+    assert data["approximate"] is True and any("estimates" in note for note in data["notes"])
 
 
 def test_lp_bounds_and_assumptions(capsys):
@@ -41,7 +46,7 @@ def test_lp_bounds_and_assumptions(capsys):
     lp = json.loads(capsys.readouterr().out)
     assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--assumptions", "cs", "--json", "-"]) == 0
     closed = json.loads(capsys.readouterr().out)
-    assert lp["bounds"] == "lp" and abs(lp["worst_case_value"] - closed["worst_case_value"]) < 1e-6
+    assert lp["icfmdp"]["bounds"] == "lp" and abs(lp["worst_case_value"] - closed["worst_case_value"]) < 1e-6
 
 
 @pytest.mark.parametrize("edit,message", [
@@ -63,9 +68,8 @@ def test_unknown_reward_exits_2(capsys):
     assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--reward", "cost"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and 'unknown reward model "cost"' in err
-    with pytest.raises(SystemExit) as exit_:
-        main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--mc-samples", "0"])
-    assert exit_.value.code == 2 and "positive integer" in capsys.readouterr().err
+    assert main(["icfmdp", GRID, "-c", "p=0.9", "--path", PATH, "--mc-samples", "0"]) == 2
+    assert "positive integer" in capsys.readouterr().err
 
 
 def test_transition_rewards_are_rejected():
@@ -78,4 +82,4 @@ def test_transition_rewards_are_rejected():
                                   model.valuations, {"tr": stormcf.RewardModel("tr", transition=[1.0, 2.0, 0.0])}, 0)
     path = stormcf.icfmdp.path_from_arrays(model, [0], [0], [1])
     with pytest.raises(stormcf.PropertyError, match="transition rewards"):
-        stormcf.icfmdp.analyse_path(path, "tr")
+        stormcf.icfmdp.ICFMDPProblem(path, "tr")

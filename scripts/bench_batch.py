@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Benchmark: 1,000 observed Sepsis paths through ``icfmdp`` and ``explain-path`` as batches, serially, with joblib's
+loky workers and on a Dask cluster, items per second side by side (a benchmark, not a test).
+
+The paths are sampled from ``prism_models/sepsis.prism`` (636 states, 30,328 transitions) under the uniform
+strategy, 10 steps each (the authors' horizon), seeds 0..n-1. Each batch runs through :func:`stormcf.batch.run_batch`
+(what ``--paths`` does): serially in this process, with ``--workers W`` (loky processes), and on a
+``distributed.LocalCluster`` of W single-threaded worker processes started here (``--backend dask``). The paths are
+split into rounds; every round runs the three modes in rotating order, so that the load of other jobs on the machine
+hits them alike (the workers' start-up, paid in the first round, is counted). As a control, each round also runs the
+items split over W independent serial Python processes started at once: what this machine gives W processes at all
+(on a machine shared with other jobs, often much less than W times one). The documents of the parallel runs must
+equal the serial ones item by item (wall-clock times aside); the script says so.
+
+    python scripts/bench_batch.py                        # 1000 paths, W = 2
+    python scripts/bench_batch.py --paths 200 --workers 2
+
+Timings are wall clock on whatever else the machine runs: compare the rates, measured side by side in one run.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from joblib import parallel_config
+
+import stormcf
+from stormcf.batch import ModelFile, explain_task, icfmdp_task, read_jsonl, run_batch
+from stormcf.errors import PathError
+from stormcf.paths import simulate
+
+SEPSIS = str(stormcf.example_path("sepsis.prism"))
+TIMES = {"seconds", "timings", "time_s", "check_seconds"}
+
+
+def without_times(data):
+    if isinstance(data, dict):
+        return {k: without_times(v) for k, v in data.items() if k not in TIMES}
+    if isinstance(data, list):
+        return [without_times(v) for v in data]
+    return data
+
+
+def write_paths(file: Path, n: int, steps: int) -> None:
+    model = stormcf.load_model(SEPSIS)
+    uniform = stormcf.Strategy.uniform(model)
+    with file.open("w") as f:
+        for seed in range(n):
+            path = simulate(model, uniform, steps, seed=seed).to_dict()
+            f.write(json.dumps({**path, "id": f"patient-{seed}"}) + "\n")
+
+
+def digests(outcomes) -> list[str]:
+    """One digest per item of its document without wall-clock times (to compare runs item by item)."""
+    return [hashlib.sha256(json.dumps(without_times(o.document), sort_keys=True).encode()).hexdigest()
+            for o in outcomes]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--paths", type=int, default=1000, help="number of paths (default 1000)")
+    ap.add_argument("--steps", type=int, default=10, help="steps per path (default 10)")
+    ap.add_argument("--workers", type=int, default=2, help="loky workers and Dask worker processes (default 2)")
+    ap.add_argument("--rounds", type=int, default=5, help="the paths are split into this many rounds; each round runs "
+                    "every mode, in rotating order, so that the load of other jobs hits every mode alike (default 5)")
+    ap.add_argument("--part", nargs=4, metavar=("FILE", "TASK", "K", "W"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.part:
+        file, name, k, w = args.part
+        print(json.dumps(digests(run_batch(ModelFile(SEPSIS), TASKS[name], read_jsonl(file)[int(k)::int(w)], 1))))
+        return
+    from distributed import Client, LocalCluster
+
+    tasks = TASKS
+    modes = ("serial", "loky", "dask", "processes")
+    with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
+        file = Path(tmp) / "paths.jsonl"
+        write_paths(file, args.paths, args.steps)
+        items = read_jsonl(str(file), PathError)
+        source = ModelFile(SEPSIS)
+        rows = []
+        with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=40) as cluster, Client(cluster):
+            for name, task in tasks.items():
+                seconds = dict.fromkeys(modes, 0.0)
+                results: dict[str, list[str]] = {mode: [] for mode in modes}
+                for r in range(args.rounds):
+                    part = items[r::args.rounds]
+                    for mode in modes[r % len(modes):] + modes[:r % len(modes)]:
+                        tick = time.perf_counter()
+                        if mode == "processes":
+                            results[mode] += independent_processes(Path(tmp), part, name, args.workers)
+                        else:
+                            results[mode] += digests(RUNS[mode](source, task, part, args.workers))
+                        seconds[mode] += time.perf_counter() - tick
+                same = {mode: results[mode] == results["serial"] for mode in ("loky", "dask")}
+                rows.append((name, seconds, same))
+                print(f"  {name}: " + ", ".join(f"{m} {seconds[m]:.1f} s" for m in modes), flush=True)
+    n = args.paths
+    print(f"\n{n} Sepsis paths of {args.steps} steps, in {args.rounds} interleaved rounds; {args.workers} loky "
+          f"workers / {args.workers} Dask worker processes (1 thread each); {stormcf.storm.storm_version()}\n")
+    print(f"| command | serial | loky, --workers {args.workers} | Dask LocalCluster, {args.workers} workers | "
+          f"{args.workers} independent serial processes (the machine's ceiling) | loky / serial | Dask / serial | "
+          f"processes / serial | identical to serial (loky, Dask) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, t, same in rows:
+        rate = lambda mode: f"{n / t[mode]:.2f} items/s ({t[mode]:.0f} s)"            # noqa: E731
+        print(f"| {name} | {rate('serial')} | {rate('loky')} | {rate('dask')} | {rate('processes')} | "
+              f"{t['serial'] / t['loky']:.2f}x | {t['serial'] / t['dask']:.2f}x | {t['serial'] / t['processes']:.2f}x "
+              f"| {same['loky']}, {same['dask']} |")
+
+
+TASKS = {"icfmdp": icfmdp_task(reward="r"),
+         "explain-path": explain_task(reward_model="r", k=2, explanations=1000)}
+
+
+def dask_run(source, task, items, workers):
+    with parallel_config(backend="dask"):
+        yield from run_batch(source, task, items)
+
+
+RUNS = {"serial": lambda source, task, items, workers: run_batch(source, task, items, workers=1),
+        "loky": lambda source, task, items, workers: run_batch(source, task, items, workers=workers),
+        "dask": dask_run}
+
+
+def independent_processes(folder: Path, items, name: str, workers: int) -> list[str]:
+    """The control: the items split over ``workers`` separate serial Python processes started at once (each imports
+    stormcf and builds the model), i.e. what the machine gives to that many processes without any batch machinery."""
+    file = folder / "part.jsonl"
+    file.write_text("".join(json.dumps(item.data) + "\n" for item in items))
+    children = [subprocess.Popen([sys.executable, __file__, "--part", str(file), name, str(k), str(workers)],
+                                 stdout=subprocess.PIPE, text=True) for k in range(workers)]
+    parts = [json.loads(child.communicate()[0]) for child in children]
+    return [parts[i % workers][i // workers] for i in range(len(items))]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""``stormcf setcover INSTANCE.json --agent 0,0,0,0,1``: the optimal counterfactual explanation of one agent
+(weighted set cover, seed 003), computed by an engine chosen by name and re-checked by Storm; ``--agents
+FILE.jsonl``: one agent per line, one instance load for the batch."""
+from __future__ import annotations
+
+import argparse
+
+from ..batch import InstanceFile, read_jsonl, setcover_task
+from ..errors import StateError
+from ..setcover import DEFAULT_METHOD, METHODS
+from .common import add_batch_arguments, add_json_argument, batch_exit_code, emit, require_single, run_batch_command
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("setcover", help="cheapest set of actions that turns an agent positive (set-cover CFE, "
+                                        "Naggita et al.), checked by Storm")
+    p.add_argument("instance", metavar="INSTANCE", help="instance file (JSON) or a labelled data set (.npz)")
+    agents = p.add_mutually_exclusive_group(required=True)
+    agents.add_argument("--agent", metavar="0,0,1,...", help="the agent's feature values, in order")
+    agents.add_argument("--agents", metavar="FILE.jsonl", help='a batch: one agent per line, [0, 0, 1, ...] or '
+                        '{"agent": [...], "group": "g"}')
+    p.add_argument("--group", default=None, help="the agent's group (its available actions; in a batch: of the "
+                                                 "agents whose line names none)")
+    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                   help="bnb (branch and bound, default), dp, milp (HiGHS), storm (Rmin on the projected MDP), "
+                        "bruteforce, greedy")
+    add_json_argument(p)
+    add_batch_arguments(p, "--agents")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    source, task = InstanceFile(args.instance), setcover_task(args.method, args.group)
+    if args.agents:
+        return batch_exit_code(run_batch_command(args, source, task, read_jsonl(args.agents, StateError)))
+    require_single(args, "--agents")
+    emit(task(source.load(), args.agent, "--agent"), args)
+    return 0

@@ -1,0 +1,20 @@
+"""What the path-based analyses share: the time-indexed counterfactual MDP of an observed path (point or interval
+rows), the Gumbel-max SCM estimators, ONE finite-horizon backward induction (maximize/minimize, pessimistic/
+optimistic nature, with or without a budget of changes), the time-unrolled model Storm checks, and ONE path sampler.
+
+Used by :mod:`stormcf.icfmdp` (interval counterfactual MDPs, seed 004) and :mod:`stormcf.explain` (k-change path
+explanations, seed 001).
+"""
+from .backward import (TIE_TOLERANCE, Policy, PolicyWeights, evaluate, group_argmax, group_sum, interval_expectation,
+                       occupancy, optimal_policy, reachable)
+from .gumbel import ESTIMATORS, counterfactual_transitions, exact_rows, gumbel_cfmdp, mc_rows, posterior_noise
+from .model import (LAYERS, ChoiceRule, CounterfactualMDP, Step, all_choices, build_cfmdp, observed_entry,
+                    observed_steps)
+from .sampling import SampledPaths, sample_cfmdp, sample_paths
+from .unrolled import UnrolledModel, unroll
+
+__all__ = ["ESTIMATORS", "LAYERS", "TIE_TOLERANCE", "ChoiceRule", "CounterfactualMDP", "Policy", "PolicyWeights",
+           "SampledPaths", "Step", "UnrolledModel", "all_choices", "build_cfmdp", "counterfactual_transitions",
+           "evaluate", "exact_rows", "group_argmax", "group_sum", "gumbel_cfmdp", "interval_expectation", "mc_rows",
+           "observed_entry", "observed_steps", "occupancy", "optimal_policy", "posterior_noise",
+           "reachable", "sample_cfmdp", "sample_paths", "unroll"]

@@ -1,0 +1,155 @@
+"""Solving a k-change explanation problem (seed 001): the Gumbel-max counterfactual MDP M_τ, Algorithm 2 (the
+shared budgeted backward induction), Algorithm 1 (sampled explanations), the baselines of App. D, and Storm's
+re-check of every reported value on the time-unrolled (t, s, l) model.
+
+M_τ (paper §4, notes §1.3): for every step t the Gumbel-max counterfactual transition probabilities
+
+    P_τ,t(s' | s, a) = E_{U_t ~ posterior(U_t | s_t, a_t -> s_{t+1})} [ 1[s' = argmax_x log P(x | s, a) + U_t,x] ]
+
+(exact closed form or Monte Carlo), only for the (t, s) pairs reachable from (0, s_0) through their supports and
+only for the choices the problem allows at step t (pins, forbidden actions).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from ..counterfactual_mdp import (CounterfactualMDP, Policy, UnrolledModel, evaluate, gumbel_cfmdp, occupancy,
+                                  optimal_policy, sample_paths, unroll)
+from ..limits import require_memory
+from ..modes import Nature
+from .baselines import BASELINES, baseline_policy
+from .problem import ExplanationError, ExplanationProblem
+from .result import ExplanationResult
+from .summary import summarize
+
+
+def counterfactual_mdp(problem: ExplanationProblem) -> CounterfactualMDP:
+    """M_τ over the reachable (t, s) pairs and the allowed choices (module docs)."""
+    return gumbel_cfmdp(problem.path, problem.estimator, problem.samples, problem.seed, layers="support",
+                        choice_rule=problem.allowed_and_changes)
+
+
+def k_change_dp(problem: ExplanationProblem, cfmdp: CounterfactualMDP | None = None,
+                K: int | None = None) -> Policy:
+    """Algorithm 2 for all budgets 0..K (default: the problem's k_max) in one backward pass."""
+    cfmdp = counterfactual_mdp(problem) if cfmdp is None else cfmdp
+    K = problem.k_max if K is None else K
+    if K < 0:
+        raise ExplanationError(f"the change budget must be >= 0, got {K}")
+    return optimal_policy(cfmdp, problem.step_rewards, problem.reward_name, problem.optimization,
+                          Nature.PESSIMISTIC, budget=K)
+
+
+def unrolled_model(problem: ExplanationProblem, cfmdp: CounterfactualMDP, k: int) -> UnrolledModel:
+    """The unrolled (t, s, l) model of budget k that Storm checks (oracle O8)."""
+    return unroll(cfmdp, problem.step_rewards, k)
+
+
+def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanation_seed: int | None = None,
+                 verify: bool = True, cross_check: bool = False, baselines: bool = False) -> ExplanationResult:
+    """Solve a k-change explanation problem.
+
+    Args:
+        problem: the validated problem.
+        explanations: number of counterfactual paths sampled from π* (Algorithm 1); 0 for none.
+        explanation_seed: their seed (default: the problem's seed).
+        verify: re-check the policy's value for budget k with Storm (the reported ``value`` is then Storm's).
+        cross_check: also compare Storm's optimum of the unrolled model with the DP for every k' <= k_max (O8).
+        baselines: evaluate the random, greedy and noisy-greedy baselines (App. D) for budget k.
+    """
+    start = time.perf_counter()
+    if explanations < 0:
+        raise ExplanationError(f"the number of sampled explanations must be >= 0, got {explanations}")
+    if explanations:
+        # the sampled paths: states, choices, changes used and flags per step, and their sorting in the summary
+        require_memory(explanations * problem.T * 64, f"{explanations} sampled counterfactual paths of "
+                                                      f"{problem.T} steps")
+    k, opt = problem.k, problem.optimization
+    cfmdp = counterfactual_mdp(problem)
+    policy = k_change_dp(problem, cfmdp)
+    if not policy.feasible(k):
+        raise ExplanationError(_infeasible_message(policy, k))
+    timings = {"counterfactual_mdp": cfmdp.seconds, "dp": policy.seconds}
+    checks = []
+    unrolled = None
+    if verify or baselines:
+        tick = time.perf_counter()
+        unrolled = unrolled_model(problem, cfmdp, k)
+        if verify:
+            checks.append(unrolled.policy_value(policy.weight_function(), opt, Nature.PESSIMISTIC,
+                                                expected=policy.value(k)).named("policy").confirm())
+        timings["storm_policy_check"] = time.perf_counter() - tick
+    summary = None
+    if explanations:
+        seed = problem.seed if explanation_seed is None else explanation_seed
+        paths = sample_paths(cfmdp, policy, explanations, np.random.default_rng(seed), k, problem.step_rewards)
+        summary = summarize(paths, seed)
+        timings["explanations"] = paths.seconds
+    base = _baselines(problem, cfmdp, unrolled, checks, timings) if baselines else {}
+    if cross_check:
+        _cross_check(problem, cfmdp, policy, checks, timings)
+    tick = time.perf_counter()
+    entries = policy_entries(policy, k)
+    timings["policy_entries"] = time.perf_counter() - tick
+    timings["total"] = time.perf_counter() - start
+    return ExplanationResult(problem, cfmdp, policy, tuple(checks), entries, summary, base, timings)
+
+
+def policy_entries(policy: Policy, k: int) -> list[dict[str, Any]]:
+    """The policy for budget k at every (t, s, l) reachable from (0, s_0, 0), with its probability and value."""
+    cfmdp = policy.cfmdp
+    m = cfmdp.model
+    observed = cfmdp.path.actions
+    entries = []
+    for t, mass in enumerate(occupancy(cfmdp, policy.weight_function(), k)):
+        step = cfmdp.steps[t]
+        chosen = policy.choice_positions(t, k)
+        for i, l in zip(*np.nonzero(mass > 0)):
+            pos = int(chosen[i, l])
+            s = int(step.states[i])
+            entries.append({"t": t, "state": m.valuation(s), "state_name": m.state_name(s), "l": int(l),
+                            "probability": float(mass[i, l]), "observed_action": observed[t],
+                            "action": m.choice_name(int(step.choices[pos])), "change": bool(step.change[pos]),
+                            "value": float(policy.values[t][i, k - l])})
+    return entries
+
+
+def _baselines(problem, cfmdp, unrolled, checks, timings) -> dict[str, float | None]:
+    """The baselines' values for budget k: computed exactly, re-checked by Storm (the reported number)."""
+    tick = time.perf_counter()
+    out: dict[str, float | None] = {}
+    for name in BASELINES:
+        weights = baseline_policy(problem, cfmdp, name)
+        value = evaluate(cfmdp, problem.step_rewards, weights, problem.k, problem.optimization)
+        out[name] = None
+        if np.isfinite(value):
+            check = unrolled.policy_value(weights, problem.optimization, Nature.PESSIMISTIC, expected=value)
+            checks.append(check.named(f"baseline_{name}").confirm())
+            out[name] = check.value
+    timings["baselines"] = time.perf_counter() - tick
+    return out
+
+
+def _cross_check(problem, cfmdp, policy, checks, timings) -> None:
+    """Storm's optimum of the unrolled model for every budget the DP reports (oracle O8)."""
+    tick = time.perf_counter()
+    for k in range(policy.K + 1):
+        if policy.feasible(k):
+            check = unrolled_model(problem, cfmdp, k).optimum(problem.optimization, Nature.PESSIMISTIC,
+                                                               expected=policy.value(k))
+            checks.append(check.named(f"optimum_k{k}").confirm())
+    timings["storm_cross_check"] = time.perf_counter() - tick
+
+
+def _infeasible_message(policy: Policy, k: int) -> str:
+    feasible = [j for j in range(k + 1, policy.K + 1) if policy.feasible(j)]
+    hint = ""
+    if feasible:
+        hint = f"; the smallest feasible budget is k = {feasible[0]}"
+    elif policy.K > k:
+        hint = f"; nor does one for any budget up to k_max = {policy.K}"
+    return (f"no counterfactual policy with at most k = {k} changes exists (pins, forbidden actions or actions not "
+            f"enabled in counterfactual states force more changes){hint}")

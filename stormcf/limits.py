@@ -1,0 +1,68 @@
+"""Limits that sizes of work must respect: the memory this process may still use.
+
+Analyses whose memory grows with an option (Monte Carlo samples, sampled paths, change budgets) estimate what they
+will allocate and call :func:`require_memory` before allocating, so that a size the machine cannot hold is refused
+with a message saying why, instead of a failed 30 GiB allocation (or the kernel killing the process).
+"""
+from __future__ import annotations
+
+import os
+import resource
+
+from .errors import OptionError
+
+
+def available_memory() -> int:
+    """Bytes this process can still allocate: the kernel's estimate of available memory (``MemAvailable``), capped
+    by the address-space limit (``ulimit -v``) minus what the process already maps."""
+    available = _meminfo("MemAvailable") or os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        available = min(available, max(soft - _mapped(), 0))
+    return int(available)
+
+
+def require_memory(needed: float, what: str) -> None:
+    """Raise :class:`OptionError` when ``what`` (e.g. "10^9 Monte Carlo samples per step") needs more than half
+    of the available memory (the rest is left to Storm, the model and the arrays around)."""
+    available = available_memory()
+    if needed > available / 2:
+        raise OptionError(f"{what} would need about {format_bytes(needed)} of memory; "
+                          f"{format_bytes(available)} are available")
+
+
+def out_of_memory_message(err: BaseException) -> str:
+    """One line for a :class:`MemoryError` (numpy's failed allocation, Storm's ``std::bad_alloc``)."""
+    detail = str(err).strip()
+    where = " in Storm" if detail == "std::bad_alloc" else (f" ({detail})" if detail else "")
+    return f"out of memory{where}: try a smaller model, other constants or smaller option values"
+
+
+def format_bytes(n: float) -> str:
+    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{int(n)} bytes"
+
+
+def _meminfo(key: str) -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def _mapped() -> int:
+    """Bytes of address space this process maps (``VmSize``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0

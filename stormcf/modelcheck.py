@@ -1,0 +1,154 @@
+"""What ``stormcf info`` and ``stormcf check`` answer, as results of the shared protocol: the model's vocabulary, and
+Storm's values of properties on the model or on the DTMC a strategy induces (several properties on one build).
+
+Properties may come as strings or from a ``.props`` file as Storm's command line reads them: one property per line,
+``//`` starts a comment, an optional ``"name": `` prefix names the property.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import storm
+from .errors import PropertyError
+from .examples import read_text
+from .model import ExplicitModel
+from .report import Report
+from .strategy import Strategy
+from .verify import Check, check_model, check_strategy
+
+
+@dataclass(frozen=True, eq=False)
+class ModelInfo(Report):
+    """Sizes and vocabulary of a model (``stormcf info``)."""
+
+    command = "info"
+    model: ExplicitModel
+    status = "ok"
+    checks: Sequence[Check] = ()
+
+    @property
+    def timings(self) -> dict[str, float]:
+        """Loading the model: Storm's parsing and building, stormcf's extraction."""
+        return storm.load_timings(self.model)
+
+    def payload(self) -> dict[str, Any]:
+        summary = self.model.summary()
+        for key in ("source", "type", "states", "choices", "transitions", "decision_states"):
+            summary.pop(key)
+        return summary
+
+    def text(self) -> str:
+        m, summary = self.model, self.model.summary()
+        variables = ", ".join(f"{v} in [{lo}, {hi}]" for v, (lo, hi) in summary["variables"].items()) or "none"
+        rewards = [f'"{k}" ({", ".join(parts)} rewards)' for k, parts in summary["reward_models"].items()]
+        return "\n".join([f"initial state: {m.state_name(m.initial_state)}",
+                          f"variables:     {variables}",
+                          "labels:        " + (", ".join(f'"{k}"' for k in summary["labels"]) or "none"),
+                          "actions:       " + (", ".join(summary["actions"]) or "none"),
+                          "choice names:  " + _choice_naming(m),
+                          "reward models: " + (", ".join(rewards) or "none")])
+
+
+def _choice_naming(model: ExplicitModel) -> str:
+    shared = np.flatnonzero(model.shared_action_states)
+    if not shared.size:
+        return "the action names (no state has two choices of one action)"
+    s = int(shared[0])
+    return (f"{shared.size} state(s) have several choices of one action, named a#0, a#1, ... in Storm's order "
+            f"(e.g. {', '.join(model.enabled_actions(s))} in state {model.state_name(s)})")
+
+
+@dataclass(frozen=True, eq=False)
+class PropertyChecks(Report):
+    """Storm's values of properties at the initial state (``stormcf check``).
+
+    ``results`` holds one entry per property, in order: a :class:`~stormcf.verify.Check`, or Storm's answer to a
+    multi-objective query. ``status`` is ``violated`` if a bounded property does not hold, ``holds`` if every
+    bounded property holds, else ``ok``.
+    """
+
+    command = "check"
+    model: ExplicitModel
+    strategy: str | None
+    results: Sequence[Any]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def checks(self) -> list[Check]:
+        return [r for r in self.results if isinstance(r, Check)]
+
+    @property
+    def status(self) -> str:
+        verdicts = [r.holds for r in self.results if r.holds is not None]
+        if not verdicts:
+            return "ok"
+        return "holds" if all(verdicts) else "violated"
+
+    @property
+    def approximate(self) -> bool:
+        return any(getattr(r, "approximate", False) for r in self.results)
+
+    @property
+    def notes(self) -> list[str]:
+        return [f"{r.property}: multi-objective results are approximate ({r.method})"
+                for r in self.results if getattr(r, "approximate", False)]
+
+    def payload(self) -> dict[str, Any]:
+        return {"strategy": self.strategy, "results": [r.to_dict() for r in self.results]}
+
+    def text(self) -> str:
+        lines = [f"strategy: {self.strategy or '(none: the model itself)'}"]
+        for r in self.results:
+            if isinstance(r, Check):
+                text = f"{r.property} = {r.value_text()}"
+                if r.holds is not None:
+                    text += f"  [{'holds' if r.holds else 'does not hold'}]"
+                lines.append(text)
+            else:
+                lines.append(str(r))
+        methods = sorted({r.method for r in self.results})
+        lines.append("checked by " + "; ".join(methods))
+        return "\n".join(lines)
+
+
+def check_properties(model: ExplicitModel, properties: Sequence[str], strategy: Strategy | None = None,
+                     exact: bool = False, strategy_source: str | None = None) -> PropertyChecks:
+    """Storm's value of every property at the initial state: on the DTMC ``strategy`` induces, or on the model
+    itself (where an MDP needs ``Pmin``/``Pmax``, and multi-objective queries are answered)."""
+    if not properties:
+        raise PropertyError("no property to check")
+    results = []
+    for text in properties:
+        prop = storm.parse_property(model, text)
+        if prop.operator == "multi":
+            if strategy is not None:
+                raise PropertyError(f"{prop.text}: a multi-objective query asks about every strategy of the model; "
+                                    f"it is not checked under one strategy")
+            if exact:
+                raise PropertyError(f"{prop.text}: Storm answers multi-objective queries in floating point only "
+                                    f"(no exact arithmetic)")
+            results.append(storm.check_multiobjective(model, prop))
+        elif strategy is not None:
+            results.append(check_strategy(strategy, prop, exact=exact))
+        else:
+            results.append(check_model(model, prop, exact=exact))
+    return PropertyChecks(model, strategy_source, tuple(results),
+                          {"storm": sum(getattr(r, "seconds", 0.0) for r in results)})
+
+
+def read_properties(path: str | Path) -> list[str]:
+    """The properties of a ``.props`` file (Storm's format: one per line, ``//`` comments, optional names)."""
+    out = []
+    for line in read_text(path, PropertyError).splitlines():
+        line = line.split("//", 1)[0].strip()
+        if line:
+            out.append(re.sub(r'^"[^"]*"\s*:\s*', "", line).rstrip(";").strip())
+    if not out:
+        raise PropertyError(f"{path}: no property in the file")
+    return out
+

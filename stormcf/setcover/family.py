@@ -1,0 +1,122 @@
+"""Whole families (notes §1.8, §5.2): one MDP for every agent of an instance, one Storm call for V* of all of them.
+
+Fixing the classifier and the catalogue fixes one deterministic MDP; agents differ only in their initial state.
+:func:`label_agents` builds the states reachable from all agents at once (shared by all of them), asks Storm for
+``Rmin=? [F "goal"]`` in every state (or runs the DP over the same arrays), and reads every agent's canonical
+optimal set off V* in one vectorised step (the optimal first steps O(x), see :mod:`.engines`); only agents whose
+optimum is tied go through the per-agent canonical search.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import SolverError
+from .engines import EXACT, canonical_set, run_engine, storm_values
+from .problem import TIE_TOLERANCE, SetCoverInstance, SetCoverProblem
+from .space import StateSpace, Transitions
+
+#: how a family is labelled: one MDP for all agents (Storm or DP), or one engine call per agent
+FAMILY_METHODS = ("storm", "dp")
+
+
+@dataclass(eq=False)
+class FamilyLabels:
+    """The optimal CFE of every agent of a family.
+
+    Attributes:
+        values: OPT(x) per agent (Storm's values with ``method="storm"``), inf where no cover exists.
+        actions: the canonical optimal set per agent (ascending indices).
+        unique: whether each optimum is unique (None where undecided).
+        method: how the labels were computed.
+        states, choices: size of the family MDP (0 for per-agent engines).
+        timings: seconds per phase.
+    """
+
+    values: np.ndarray
+    actions: list[tuple[int, ...]]
+    unique: list[bool | None]
+    method: str
+    states: int = 0
+    choices: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", group: str | None = None
+                 ) -> FamilyLabels:
+    """Label the agents ``X`` (one per row) with their canonical optimal CFE.
+
+    ``storm``/``dp``: one family MDP (one Storm call); any other exact engine: one call per agent."""
+    X = instance.agents(X)
+    if method not in FAMILY_METHODS:
+        if method not in EXACT:
+            raise SolverError(f"labelling needs an exact engine: {', '.join(EXACT)}; got '{method}'")
+        return _per_agent(instance, X, method, group)
+    if instance.ordered:
+        raise SolverError("labelling data sets of CFE sets needs an instance without preconditions")
+    start = time.perf_counter()
+    space = StateSpace.for_agents(instance, X, instance.available(group))
+    codes = space.encode(X)
+    trans = space.reachable(codes)
+    built = time.perf_counter()
+    timings = {"states": built - start}
+    if method == "storm":
+        model = trans.explicit_model(0, source=f"{instance.source} (family of {len(X)} agents)")
+        timings["model"] = time.perf_counter() - built
+        model_values = storm_values(model)
+        choices = model.n_choices
+    else:
+        model_values = trans.state_values()
+        choices = int(trans.effective.sum())
+    solved = time.perf_counter()
+    timings["values"] = solved - built - timings.get("model", 0.0)
+    values, actions, unique = _read_sets(instance, X, group, trans, model_values, trans.index(codes))
+    timings["sets"] = time.perf_counter() - solved
+    return FamilyLabels(values, actions, unique, method, trans.n_states, choices, timings)
+
+
+def _read_sets(instance: SetCoverInstance, X: np.ndarray, group: str | None, trans: Transitions,
+               model_values: np.ndarray, s0: np.ndarray):
+    """Canonical sets of all agents from V*: O(x) is the set when it is a cover of cost V*(x) without zero-cost
+    actions (then it is unique iff no zero-cost action is available); the others are searched one by one."""
+    values = model_values[s0]
+    tolerance = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(values), values, 0)))
+    first = trans.q_values(model_values, s0) <= (values + tolerance)[:, None]
+    costs = instance.expected_costs
+    zero = instance.available(group) & (costs == 0)
+    valid = np.all(X + first.astype(np.int64) @ instance.effects >= instance.thresholds, axis=1)
+    fast = valid & (np.abs(first @ costs - values) <= tolerance) & ~(first & zero).any(axis=1) & instance.binary
+    actions: list[tuple[int, ...]] = [()] * len(X)
+    unique: list[bool | None] = [None] * len(X)
+    for k in np.flatnonzero(fast):
+        actions[k] = tuple(np.flatnonzero(first[k]).tolist())
+        unique[k] = not zero.any()
+    for k in np.flatnonzero(~fast & np.isfinite(values)):
+        problem = SetCoverProblem(instance, X[k], group)
+        if problem.positive:
+            unique[k] = True
+            continue
+        actions[k] = canonical_set(problem, float(values[k]), np.flatnonzero(first[k]))
+        if instance.binary:
+            unique[k] = len(actions[k]) == first[k].sum() and bool(np.isin(np.flatnonzero(zero), actions[k]).all())
+    for k in np.flatnonzero(~np.isfinite(values)):
+        unique[k] = True
+    return values, actions, unique
+
+
+def _per_agent(instance: SetCoverInstance, X: np.ndarray, method: str, group: str | None) -> FamilyLabels:
+    start = time.perf_counter()
+    values, actions, unique = np.zeros(len(X)), [], []
+    for k, x in enumerate(X):
+        problem = SetCoverProblem(instance, x, group)
+        if problem.positive:
+            actions.append(())
+            unique.append(True)
+            continue
+        solution = run_engine(problem, method)
+        values[k] = solution.value
+        actions.append(solution.actions)
+        unique.append(solution.unique)
+    return FamilyLabels(values, actions, unique, method, timings={"values": time.perf_counter() - start})

@@ -1,0 +1,333 @@
+"""The deterministic-MDP view of set-cover CFEs (notes §1.8, §5.1-5.2), as arrays.
+
+States are capped capability vectors ``s ∈ Π_j {0..cap_j}`` projected on the features that can still change
+(``cap_j = t_j``, or the largest precondition on j when actions have ``requires``); an action i moves s to
+
+    δ(s, i) = min(s + e_i, cap)            (with probability p_i; otherwise s stays)        cost c_i
+
+and the goal is ``G = {s : s >= t}``. The optimal cost of an agent x is ``V*(min(x, cap)) = Rmin=? [F "goal"]``.
+
+A state is one int64 code in mixed radix (``code = Σ_j s_j · mult_j``, ``mult_j = Π_{k<j} (cap_k + 1)``); for 0/1
+caps the code is a bitmask and δ is ``code | cover_i``. Only the states reachable from the agents are built, by a
+breadth-first search over whole frontiers (numpy; with a dense seen mask and code -> position table when there are
+at most :data:`DENSE_LIMIT` codes, sorted arrays otherwise), and :func:`state_values` solves the Bellman equations
+
+    V*(s) = 0 on G,     V*(s) = min_{i enabled, δ(s,i) ≠ s} c_i / p_i + V*(δ(s, i))
+
+level by level: effective actions strictly increase Σ_j s_j, so the levels are processed from the top down, each
+level in one vectorised step (the failure self-loop of a stochastic action only divides its cost by p_i).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import SolverError
+from ..model import ExplicitModel, RewardModel
+from .problem import SetCoverInstance
+
+#: largest number of states built for one space (DP or Storm); beyond it the engines refuse (use the MILP)
+STATE_LIMIT = 2_000_000
+#: largest product of radices a code may take (int64 with room for the successor arithmetic)
+CODE_LIMIT = 2 ** 62
+#: spaces of at most this many codes are searched and indexed with dense tables (a mask and an int32 table)
+DENSE_LIMIT = 2 ** 24
+
+
+@dataclass(frozen=True, eq=False)
+class StateSpace:
+    """The capped, projected state space of an instance for some actions.
+
+    Attributes:
+        instance: the instance.
+        features: indices of the projected features (the others are constant).
+        available: mask of the actions that may be taken.
+    """
+
+    instance: SetCoverInstance
+    features: np.ndarray
+    available: np.ndarray
+
+    @classmethod
+    def for_agents(cls, instance: SetCoverInstance, X: np.ndarray, available: np.ndarray) -> "StateSpace":
+        """The space of the agents X: the features some agent can still change."""
+        caps = _caps(instance)
+        low = np.minimum(np.asarray(X, dtype=np.int64), caps).min(axis=0)
+        space = cls(instance, np.flatnonzero(low < caps), np.asarray(available, dtype=bool))
+        if space.size >= CODE_LIMIT:
+            raise SolverError(f"the projected state space has {space.size:.3g} states, "
+                              f"too many to encode; use the branch-and-bound or MILP engine (method bnb or milp)")
+        return space
+
+    # ------------------------------------------------------------------------------------------------ encoding
+    @cached_property
+    def caps(self) -> np.ndarray:
+        return _caps(self.instance)[self.features]
+
+    @cached_property
+    def thresholds(self) -> np.ndarray:
+        return self.instance.thresholds[self.features]
+
+    @cached_property
+    def radix(self) -> np.ndarray:
+        return self.caps + 1
+
+    @cached_property
+    def mult(self) -> np.ndarray:
+        return np.concatenate([[1], np.cumprod(self.radix)])[:self.radix.size].astype(np.int64)
+
+    @cached_property
+    def size(self) -> float:
+        """The number of codes Π_j (cap_j + 1) (a float: it may exceed int64)."""
+        return float(np.prod(self.radix.astype(float)))
+
+    @property
+    def dense(self) -> bool:
+        return self.size <= DENSE_LIMIT
+
+    @cached_property
+    def binary(self) -> bool:
+        return bool(np.all(self.caps == 1))
+
+    @cached_property
+    def effects(self) -> np.ndarray:
+        """min(e_i, cap) on the projected features (A, k)."""
+        return np.minimum(self.instance.effects[:, self.features], self.caps)
+
+    @cached_property
+    def covers(self) -> np.ndarray:
+        """For 0/1 caps: the bitmask of the features every action provides."""
+        return (self.effects >= 1).astype(np.int64) @ self.mult
+
+    def encode(self, X: np.ndarray) -> np.ndarray:
+        """Codes of full agent vectors (n,) or (N, n), capped and projected."""
+        X = np.minimum(np.asarray(X, dtype=np.int64)[..., self.features], self.caps)
+        return X @ self.mult
+
+    def decode(self, codes: np.ndarray) -> np.ndarray:
+        """The projected digits (S, k) of codes."""
+        return (np.asarray(codes, dtype=np.int64)[:, None] // self.mult) % self.radix
+
+    def goal(self, codes: np.ndarray) -> np.ndarray:
+        return np.all(self.decode(codes) >= self.thresholds, axis=1)
+
+    def enabled(self, codes: np.ndarray) -> np.ndarray:
+        """(S, A): the available actions whose preconditions hold, ``s >= requires_i`` (the features left out of the
+        projection sit at their cap, which meets every precondition)."""
+        mask = np.broadcast_to(self.available, (len(codes), len(self.available)))
+        if not self.instance.ordered:
+            return mask
+        req = np.minimum(self.instance.requires[:, self.features], self.caps)
+        digits = self.decode(codes)
+        return mask & np.all(digits[:, None, :] >= req[None, :, :], axis=2)
+
+    def successors(self, codes: np.ndarray) -> np.ndarray:
+        """δ(s, i) for every state and action (S, A), ignoring preconditions."""
+        codes = np.asarray(codes, dtype=np.int64)
+        if self.binary:
+            return codes[:, None] | self.covers[None, :]
+        digits = self.decode(codes)
+        out = np.empty((len(codes), self.effects.shape[0]), dtype=np.int64)
+        for start in range(0, len(codes), 4096):     # chunks bound the (chunk, A, k) temporary
+            d = digits[start:start + 4096, None, :] + self.effects[None, :, :]
+            out[start:start + 4096] = np.minimum(d, self.caps) @ self.mult
+        return out
+
+    # ------------------------------------------------------------------------------------------------ graph
+    def reachable(self, sources: np.ndarray, limit: int = STATE_LIMIT) -> "Transitions":
+        """The states reachable from the codes ``sources`` and the successor table (breadth-first, by frontier)."""
+        frontier = np.unique(np.asarray(sources, dtype=np.int64))
+        if self.dense:
+            seen = np.zeros(int(self.size), dtype=bool)
+            seen[frontier] = True
+            count = frontier.size
+        else:
+            seen = frontier
+        while frontier.size:
+            nxt = np.where(self.enabled(frontier), self.successors(frontier), frontier[:, None]).ravel()
+            if self.dense:
+                fresh = np.zeros_like(seen)
+                fresh[nxt[~seen[nxt]]] = True
+                frontier = np.flatnonzero(fresh)
+                seen |= fresh
+                count += frontier.size
+            else:
+                frontier = np.setdiff1d(np.unique(nxt), seen, assume_unique=True)
+                seen = np.union1d(seen, frontier)
+                count = seen.size
+            if count > limit:
+                raise SolverError(f"the projected MDP has more than {limit:,} reachable states; "
+                                  f"use the branch-and-bound or MILP engine (method bnb or milp)")
+        return Transitions(self, np.flatnonzero(seen) if self.dense else seen)
+
+
+@dataclass(frozen=True, eq=False)
+class Transitions:
+    """The reachable states (sorted codes) of a space with their successor table."""
+
+    space: StateSpace
+    codes: np.ndarray
+
+    @property
+    def n_states(self) -> int:
+        return len(self.codes)
+
+    def index(self, codes: np.ndarray) -> np.ndarray:
+        """Positions of (reachable) codes."""
+        if self.space.dense:
+            return self._positions[codes]
+        return np.searchsorted(self.codes, codes)
+
+    @cached_property
+    def _positions(self) -> np.ndarray:
+        """code -> position of the state (dense spaces; -1 for codes not reached)."""
+        table = np.full(int(self.space.size), -1, dtype=np.int32)
+        table[self.codes] = np.arange(self.n_states, dtype=np.int32)
+        return table
+
+    @cached_property
+    def enabled(self) -> np.ndarray:
+        return self.space.enabled(self.codes)
+
+    @cached_property
+    def successor(self) -> np.ndarray:
+        """(S, A) index of δ(s, i); the state itself where i is disabled."""
+        own = np.arange(self.n_states)[:, None]
+        return np.where(self.enabled, self.index(self.space.successors(self.codes)), own).astype(np.int64)
+
+    @cached_property
+    def effective(self) -> np.ndarray:
+        """(S, A): enabled and changes the state."""
+        return self.enabled & (self.successor != np.arange(self.n_states)[:, None])
+
+    @cached_property
+    def goal(self) -> np.ndarray:
+        return self.space.goal(self.codes)
+
+    @cached_property
+    def level(self) -> np.ndarray:
+        return self.space.decode(self.codes).sum(axis=1)
+
+    def q_values(self, values: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Q(s, i) = c_i / p_i + V*(δ(s, i)) for effective actions, inf otherwise (rows: a subset of states)."""
+        rows = np.arange(self.n_states) if rows is None else np.asarray(rows)
+        q = self.space.instance.expected_costs[None, :] + values[self.successor[rows]]
+        return np.where(self.effective[rows], q, np.inf)
+
+    # ------------------------------------------------------------------------------------------------ values
+    def state_values(self) -> np.ndarray:
+        """V* of every state by backward induction over the levels (the DP engine)."""
+        values = np.full(self.n_states, np.inf)
+        values[self.goal] = 0.0
+        order = np.argsort(-self.level, kind="stable")
+        bounds = np.flatnonzero(np.diff(-self.level[order])) + 1
+        for rows in np.split(order, bounds):
+            rows = rows[~self.goal[rows]]
+            if rows.size:
+                values[rows] = self.q_values(values, rows).min(axis=1)
+        return values
+
+    # ------------------------------------------------------------------------------------------------ Storm
+    def explicit_model(self, initial: int, source: str = "set-cover MDP") -> ExplicitModel:
+        """The MDP as an :class:`~stormcf.model.ExplicitModel` for Storm (reward model ``"cost"``, label
+        ``"goal"``).
+
+        The choices of a non-goal state are its effective actions (success: δ(s, i) with p_i, failure: s with
+        1 − p_i), labelled with the action's name and rewarded c_i, with two reductions that keep ``Rmin`` in every
+        state:
+
+        - **pivot** (instances without preconditions, where a plan is a set and its order is free): every cover
+          of s takes an action providing the state's pivot feature, its missing feature with the fewest available
+          actions providing it, and may take it first; so only those actions are choices (partial-order
+          reduction; about 40% of the effective actions in the paper's instances);
+        - **merge**: parallel choices leading to the same successor keep only the one of least c_i / p_i (lowest
+          index on ties), as the others can only cost more.
+
+        A state's choices are ordered by successor. States without a choice (the goal, dead ends) get one
+        unlabelled self-loop of cost 0. Built without a Python loop over states or a global sort: one sort of each
+        state's row of (successor, rank by cost) keys.
+        """
+        instance = self.space.instance
+        state, action, succ = self._cheapest_choices()
+        S = self.n_states
+        counts = np.bincount(state, minlength=S)
+        loops = np.flatnonzero(counts == 0)
+        row_groups = np.concatenate([[0], np.cumsum(np.maximum(counts, 1))])
+        loop_rows = row_groups[loops]
+        rows = np.ones(row_groups[-1], dtype=bool)
+        rows[loop_rows] = False                           # the choices fill the other rows, in state order
+        row_state = np.repeat(np.arange(S), np.diff(row_groups))
+        row_succ = np.empty(row_groups[-1], dtype=np.int64)
+        row_succ[rows], row_succ[loop_rows] = succ, loops
+        labels = np.zeros(row_groups[-1], dtype=np.int64)  # 0: the unlabelled self-loop
+        labels[rows] = action + 1
+        p = np.ones(labels.size) if instance.success is None else np.concatenate([[1.0], instance.success])[labels]
+        reward = np.concatenate([[0.0], instance.costs])[labels]
+        digits = self.space.decode(self.codes)
+        valuations = {instance.features[j]: (digits[:, k] == 1 if self.space.binary else digits[:, k])
+                      for k, j in enumerate(self.space.features)}
+        return ExplicitModel(_choice_matrix(row_state, row_succ, p, S), row_groups, labels,
+                             ("",) + instance.action_names, {"goal": self.goal}, valuations,
+                             {"cost": RewardModel("cost", choice=reward)}, initial, source=source)
+
+    def _cheapest_choices(self, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(state, action, successor) of the choices of the non-goal states (effective, providing the pivot), the
+        cheapest (c_i / p_i, then index) per (state, successor), sorted by state then successor; ``chunk`` states
+        at a time."""
+        costs = self.space.instance.expected_costs
+        A = costs.size
+        by_cost = np.lexsort((np.arange(A), costs))                    # rank -> action
+        end = np.iinfo(np.int64).max
+        parts = []
+        for start in range(0, self.n_states, chunk):
+            rows = slice(start, start + chunk)
+            keep = (self.effective[rows] & ~self.goal[rows, None] & self._pivot_actions(rows))[:, by_cost]
+            key = np.where(keep, self.successor[rows][:, by_cost] * A + np.arange(A), end)
+            key.sort(axis=1)                                           # per state: by successor, then by rank
+            first = key != end
+            first[:, 1:] &= key[:, 1:] // A != key[:, :-1] // A
+            state, column = np.nonzero(first)
+            chosen = key[state, column]
+            parts.append((state + start, by_cost[chosen % A], chosen // A))
+        return tuple(np.concatenate(part) for part in zip(*parts))
+
+
+    def _pivot_actions(self, rows: slice) -> np.ndarray | bool:
+        """(states, A): the actions providing the state's pivot feature (True everywhere for ordered instances, and
+        where nothing is projected: then every state is a goal)."""
+        space = self.space
+        if space.instance.ordered or not space.features.size:
+            return True
+        provides = (space.effects > 0) & space.available[:, None]                  # (A, k)
+        by_count = np.argsort(provides.sum(axis=0), kind="stable")
+        missing = space.decode(self.codes[rows]) < space.thresholds
+        pivot = by_count[np.argmax(missing[:, by_count], axis=1)]
+        return provides[:, pivot].T
+
+
+def _choice_matrix(state: np.ndarray, succ: np.ndarray, p: np.ndarray, n_states: int) -> sp.csr_matrix:
+    """One row per choice: δ with p, and the state itself with 1 − p when p < 1 (columns ascending)."""
+    fail = p < 1
+    if not fail.any():                                  # deterministic effects: one entry per row
+        return sp.csr_matrix((p, succ, np.arange(len(state) + 1)), shape=(len(state), n_states))
+    indptr = np.concatenate([[0], np.cumsum(1 + fail)])
+    first = indptr[:-1]
+    low, high = np.minimum(succ, state), np.maximum(succ, state)
+    columns = np.empty(indptr[-1], dtype=np.int64)
+    values = np.empty(indptr[-1])
+    columns[first] = np.where(fail, low, succ)
+    values[first] = np.where(fail & (succ > state), 1 - p, p)
+    columns[first[fail] + 1] = high[fail]
+    values[first[fail] + 1] = np.where(succ > state, p, 1 - p)[fail]
+    return sp.csr_matrix((values, columns, indptr), shape=(len(state), n_states))
+
+
+def _caps(instance: SetCoverInstance) -> np.ndarray:
+    """cap_j: the largest value of feature j that matters (t_j, or a precondition on j)."""
+    caps = instance.thresholds.copy()
+    if instance.requires is not None:
+        caps = np.maximum(caps, instance.requires.max(axis=0))
+    return caps

@@ -1,0 +1,96 @@
+"""Parallel batches: joblib's loky workers and a Dask cluster give the serial run's documents item by item; every
+worker builds the model once."""
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from joblib import parallel_config
+
+from stormcf.batch import ModelFile, explain_task, icfmdp_task, read_jsonl, run_batch
+from stormcf.errors import ModelError, PathError
+
+from .conftest import SEPSIS, without_times
+
+
+def documents(outcomes):
+    return [without_times(o.document) for o in outcomes]
+
+
+@pytest.fixture(scope="module")
+def items(sepsis_paths):
+    return read_jsonl(str(sepsis_paths), PathError)
+
+
+@pytest.fixture(scope="module")
+def serial(items):
+    """The serial documents of the icfmdp and explain-path tasks (the reference)."""
+    return {name: documents(run_batch(ModelFile(SEPSIS), task, items, workers=1))
+            for name, task in TASKS.items()}
+
+
+TASKS = {"icfmdp": icfmdp_task(reward="r", optimistic=True, baseline="gumbel"),
+         "explain-path": explain_task(explanations=200, reward_model="r", k=2, k_max=3)}
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+def test_loky_workers_give_the_serial_documents(name, items, serial):
+    parallel = documents(run_batch(ModelFile(SEPSIS), TASKS[name], items, workers=2))
+    assert parallel == serial[name]
+    assert [d["status"] for d in parallel] == ["ok"] * 6 + ["error"] * 2
+
+
+@dataclass(frozen=True)
+class CountingModelFile(ModelFile):
+    """A model file whose every build appends the building process's id to ``log``."""
+
+    log: str = ""
+
+    def load(self):
+        with open(self.log, "a") as f:
+            f.write(f"{os.getpid()}\n")
+        return super().load()
+
+
+def test_each_worker_builds_the_model_once(items, tmp_path):
+    log = tmp_path / "builds.log"
+    source = CountingModelFile(SEPSIS, log=str(log))
+    outcomes = list(run_batch(source, icfmdp_task(reward="r"), items * 3, workers=2))
+    assert len(outcomes) == 24
+    builds = log.read_text().split()
+    assert 1 <= len(builds) <= 2 and len(set(builds)) == len(builds)        # at most once per worker process
+    assert str(os.getpid()) not in builds                                   # and never here
+
+
+def test_a_bad_model_fails_a_parallel_batch(items, tmp_path):
+    with pytest.raises(ModelError, match="nothing.prism: file not found"):
+        list(run_batch(ModelFile(str(tmp_path / "nothing.prism")), icfmdp_task(), items, workers=2))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A Dask cluster of two single-threaded worker processes, started for these tests."""
+    import distributed                           # the extra stormcf[dask], part of stormcf[all]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as local:
+        yield local
+
+
+@pytest.mark.parametrize("name", list(TASKS))
+def test_dask_cluster_gives_the_serial_documents(name, items, serial, cluster):
+    from distributed import Client
+    with Client(cluster.scheduler_address), parallel_config(backend="dask"):
+        parallel = documents(run_batch(ModelFile(SEPSIS), TASKS[name], items))
+    assert parallel == serial[name]
+
+
+def test_cli_on_a_dask_cluster_gives_the_serial_json_lines(sepsis_paths, cluster, tmp_path, cli):
+    argv = ["icfmdp", SEPSIS, "--paths", sepsis_paths, "--reward", "r"]
+    assert cli(*argv, "--json", tmp_path / "serial.jsonl")[0] == 4
+    code, out, err = cli(*argv, "--json", tmp_path / "dask.jsonl", "--backend", "dask", "--scheduler",
+                         cluster.scheduler_address)
+    assert code == 4 and err == ""
+    assert f"dask at {cluster.scheduler_address}" in out
+    lines = [Path(tmp_path / f).read_text().splitlines() for f in ("serial.jsonl", "dask.jsonl")]
+    assert [without_times(json.loads(x)) for x in lines[0]] == [without_times(json.loads(x)) for x in lines[1]]

@@ -1,0 +1,155 @@
+"""Data generation, whole-family labels, augmentation, learned generators and their guarantees."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from setcover_cases import instances
+
+from stormcf.setcover import SetCoverProblem, run_engine
+from stormcf.setcover.data import (agent_pool, expected_pool_size, frequency_filter, generate, paper_instance,
+                                   sparse_thresholds, split, LabelledAgents)
+from stormcf.setcover.family import label_agents
+from stormcf.setcover.learn import Generator, augment, evaluate, guarantee, top_classes, train
+
+
+@pytest.fixture(scope="module")
+def small():
+    """A small data set of the paper's distribution (n = 10, A = 24): labelled by one Storm call."""
+    return generate(n=10, actions=24, draws=3000, seed=5)
+
+
+def test_pool_size_matches_the_expected_number_of_distinct_agents():
+    """notes §6.5: 100,000 draws at n = 20, p_f = 0.68 give about 74,597 distinct agents (paper: 74,594)."""
+    inst = paper_instance(20, actions=5, seed=0)
+    expected = expected_pool_size(20, 100_000, 0.68)
+    assert expected == pytest.approx(74_597, abs=1)
+    pool = agent_pool(inst, 100_000, 0.68, seed=1)
+    positives = 0.68 ** 20 * expected                 # the all-ones agent is the only positive one
+    assert len(pool) == pytest.approx(expected - positives, rel=3e-3)
+    assert not inst.is_positive(pool).any() and len(np.unique(pool, axis=0)) == len(pool)
+
+
+def test_sparse_classifiers_of_the_paper():
+    assert np.flatnonzero(sparse_thresholds(20, "mid5")).tolist() == [7, 8, 9, 10, 11]
+    assert np.flatnonzero(sparse_thresholds(20, "last10")).tolist() == list(range(10, 20))
+
+
+def test_paper_cost_model_lower_bound(small):
+    """notes §6.3 (2): with c = D·w, OPT(x) >= Σ_{j ∈ M(x)} w_j, so OPT >= the cheapest way to pay each feature once."""
+    inst = small.instance
+    w = np.linalg.lstsq(inst.effects.astype(float), inst.costs, rcond=None)[0]
+    missing = (small.X < inst.thresholds).astype(float)
+    assert np.all(small.cost >= missing @ w - 1e-8)
+
+
+def test_family_labels_equal_per_agent_engines(small):
+    inst = small.instance
+    X = agent_pool(inst, 400, 0.68, seed=9)
+    family = label_agents(inst, X, "storm")
+    dp = label_agents(inst, X, "dp")
+    milp = label_agents(inst, X[:60], "milp")
+    assert family.states > 0 and np.allclose(family.values, dp.values, rtol=1e-9)
+    assert family.actions == dp.actions and family.unique == dp.unique
+    assert np.allclose(family.values[:60], milp.values, rtol=1e-8) and family.actions[:60] == milp.actions
+
+
+def test_family_labels_with_integer_costs_detect_ties():
+    inst = paper_instance(8, actions=16, costs="int0", seed=2)
+    X = agent_pool(inst, 300, 0.5, seed=3)
+    family = label_agents(inst, X, "storm")
+    for k in range(0, len(X), 7):
+        truth = run_engine(SetCoverProblem(inst, X[k]), "bruteforce")
+        assert family.actions[k] == truth.actions and family.unique[k] == truth.unique
+        assert family.values[k] == pytest.approx(truth.value, rel=1e-9)
+
+
+def test_labelled_data_round_trip_and_filters(small, tmp_path):
+    small.save(tmp_path / "d.npz")
+    back = LabelledAgents.load(tmp_path / "d.npz")
+    assert back.actions == small.actions and np.array_equal(back.X, small.X) and back.info == small.info
+    assert all(1 <= len(a) <= 3 for a in back.actions) and small.info["tied"] == 0
+    kept = frequency_filter(small, 10)
+    counts = {a: kept.actions.count(a) for a in set(kept.actions)}
+    assert min(counts.values()) > 10
+    train_set, test_set = split(small)
+    assert len(train_set) + len(test_set) == len(small) and len(test_set) == round(0.2 * len(small))
+
+
+@given(instances(zero_costs=False, max_actions=7), st.integers(0, 1000))
+def test_augmentation_preserves_the_unique_optimum(case, seed):
+    """Algorithm 1's lemma (notes §2.4): every augment of (x, I) has I as its unique optimum."""
+    inst, x = case
+    truth = run_engine(SetCoverProblem(inst, x), "bruteforce") if not inst.is_positive(x) else None
+    if truth is None or not truth.feasible or not truth.unique:
+        return
+    data = LabelledAgents(inst, np.array([x]), [truth.actions], np.array([truth.value]))
+    more = augment(data, target=50, per_agent=20, seed=seed)
+    for aug in more.X[1:]:
+        assert np.all(aug <= x)
+        other = run_engine(SetCoverProblem(inst, aug), "bruteforce")
+        assert other.actions == truth.actions and other.unique
+
+
+@given(instances(max_actions=7), st.lists(st.lists(st.integers(0, 6), max_size=4), max_size=3))
+def test_repair_is_always_valid(case, candidates):
+    """notes §6.3 (8): with repair the answer is valid whenever a cover exists, and never below the optimum."""
+    inst, x = case
+    p = SetCoverProblem(inst, x)
+    candidates = [tuple(i for i in c if i < inst.n_actions) for c in candidates]
+    truth = run_engine(p, "bruteforce")
+    g = guarantee(p, candidates, certify="dp")
+    if not truth.feasible:
+        assert math.isinf(g.cost)
+        return
+    assert inst.is_valid(x, g.actions) and g.cost >= truth.value - 1e-9 and g.bound == pytest.approx(truth.value)
+    assert g.gap >= 0 and g.cost == pytest.approx(inst.cost(g.actions))
+
+
+@pytest.mark.parametrize("kind", ["mc", "na", "fa", "knn"])
+def test_generators_save_load_and_guarantees(kind, small, tmp_path):
+    train_set, test_set = split(small, seed=1)
+    gen = train(kind, train_set, hidden=(64,), max_iter=60, seed=0)
+    gen.save(tmp_path / "g.npz")
+    back = Generator.load(tmp_path / "g.npz")
+    assert back.predict(test_set.X, small.instance, top_k=3) == gen.predict(test_set.X, small.instance, top_k=3)
+    metrics = evaluate(back, test_set, top_k=3, certify="lp")
+    assert metrics["guaranteed_valid_rate"] == 1.0 and metrics["guaranteed_cost_ratio_mean"] >= 1.0 - 1e-12
+    assert metrics["certified_gap_max"] >= 0.0
+    assert metrics["guaranteed_optimal_rate"] >= metrics["exact_match"] - 1e-12
+
+
+def test_numpy_inference_equals_scikit_learn(small):
+    from sklearn.neural_network import MLPClassifier
+    from stormcf.setcover.learn import Network
+    y = np.array([hash(a) % 7 for a in small.actions])
+    mlp = MLPClassifier(hidden_layer_sizes=(16, 8), max_iter=300, random_state=0).fit(small.X, y)
+    assert np.allclose(Network.from_sklearn(mlp).scores(small.X), mlp.predict_proba(small.X), atol=1e-5)
+
+
+def test_mc_learns_the_map_and_top_k_helps():
+    """A small version of Table 2 (n = 12, A = 20, about 4,000 agents; seconds): MC learns the map (about 96% exact
+    match here), beats the Hamming baseline, and its top-3 candidates filtered by validity and cost are optimal
+    more often than its argmax."""
+    data = generate(n=12, actions=20, draws=20_000, p_f=0.5, seed=11)
+    train_set, test_set = split(data, seed=0)
+    mc = train("mc", train_set, hidden=(128,), max_iter=300, seed=0)
+    top1, top3 = evaluate(mc, test_set, top_k=1), evaluate(mc, test_set, top_k=3)
+    knn = evaluate(train("knn", train_set), test_set)
+    assert top1["exact_match"] > 0.9 and top1["exact_match"] > knn["exact_match"]
+    assert top3["guaranteed_optimal_rate"] > top1["guaranteed_optimal_rate"]
+    assert top1["guaranteed_optimal_rate"] >= top1["exact_match"]
+
+
+@given(st.integers(1, 40), st.integers(1, 60), st.integers(1, 70), st.sampled_from([3, 1000, None]),
+       st.integers(0, 2**32 - 1))
+def test_top_classes_equal_the_stable_full_sort(rows, classes, k, levels, seed):
+    """argpartition + a sort of k: the same classes in the same order as the stable argsort, ties included (few
+    score levels make many ties, also at the k-th place)."""
+    rng = np.random.default_rng(seed)
+    scores = rng.random((rows, classes)).astype(np.float32)
+    if levels is not None:
+        scores = np.floor(scores * levels) / levels
+    expected = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+    np.testing.assert_array_equal(top_classes(scores, k), expected)

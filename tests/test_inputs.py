@@ -1,0 +1,73 @@
+"""stormcf.inputs and the commands strategy-file and simulate: the files they write read back to the strategy or
+path they describe, Storm's scheduler is optimal (brute force over all deterministic strategies), and simulated
+paths are the seeded simulator's."""
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+import stormcf
+from stormcf.inputs import make_path_file, make_strategy_file
+from stormcf.paths import simulate
+
+LOAN = stormcf.example_path("loan.prism")
+TREAT = stormcf.example_path("treat.prism")
+
+
+def all_deterministic_strategies(model):
+    groups = [range(model.row_groups[s], model.row_groups[s + 1]) for s in range(model.n_states)]
+    for rows in itertools.product(*groups):
+        yield stormcf.Strategy.deterministic(model, np.array(rows))
+
+
+@pytest.mark.parametrize("prop", ['Pmin=? [F "rejected"]', 'Pmax=? [F "granted"]',
+                                  'R{"steps"}min=? [F "granted" | "rejected"]'])
+def test_storms_scheduler_is_optimal_among_all_deterministic_strategies(loan, prop, tmp_path):
+    result = make_strategy_file(loan, tmp_path / "s.json", "scheduler", prop)
+    written = stormcf.Strategy.load(loan, tmp_path / "s.json")
+    assert written.is_deterministic and written.allclose(result.strategy)
+    undirected = prop.replace("min=?", "=?").replace("max=?", "=?")
+    best = (min if "min" in prop else max)(stormcf.check_strategy(s, undirected).value
+                                           for s in all_deterministic_strategies(loan))
+    check, = result.checks
+    assert check.agrees and check.value == pytest.approx(best, rel=1e-9)
+
+
+def test_uniform_and_random_strategy_files_read_back(loan, tmp_path):
+    make_strategy_file(loan, tmp_path / "u.json", "uniform")
+    assert stormcf.Strategy.load(loan, tmp_path / "u.json").allclose(stormcf.Strategy.uniform(loan))
+    make_strategy_file(loan, tmp_path / "r.json", "random", seed=7)
+    assert stormcf.Strategy.load(loan, tmp_path / "r.json").allclose(stormcf.Strategy.random(loan, 7), atol=1e-15)
+    assert not stormcf.Strategy.random(loan, 7).allclose(stormcf.Strategy.random(loan, 8))
+
+
+def test_simulated_path_file_is_the_seeded_simulators_path(tmp_path):
+    model = stormcf.load_model(TREAT)
+    sigma = stormcf.Strategy.random(model, 1)
+    result = make_path_file(sigma, tmp_path / "p.json", 25, seed=4)
+    path = stormcf.ObservedPath.load(model, tmp_path / "p.json")
+    expected = simulate(model, sigma, 25, 4)
+    assert np.array_equal(path.states, expected.states) and np.array_equal(path.choices, expected.choices)
+    assert path.final_state == expected.final_state
+    P = model.transitions.toarray()
+    successors = list(path.states[1:]) + [path.final_state]
+    assert result.probability == pytest.approx(np.prod([P[r, s] for r, s in zip(path.choices, successors)]))
+
+
+def test_strategy_file_and_simulate_commands_feed_the_analyses(cli, tmp_path):
+    code, out, _ = cli("strategy-file", TREAT, "--scheduler", 'Pmax=? [F s=1]', "--out", tmp_path / "s.json")
+    assert code == 0 and "Storm's optimal scheduler" in out
+    code, out, _ = cli("simulate", TREAT, "-s", tmp_path / "s.json", "--steps", "3", "--seed", "5",
+                       "--out", tmp_path / "p.json", "--json", "-")
+    doc = json.loads(out)
+    assert code == 0 and doc["command"] == "simulate" and doc["steps"] == 3 and len(doc["path"]["steps"]) == 3
+    code, out, _ = cli("explain-path", TREAT, "--path", tmp_path / "p.json", "--k", "1", "--reward", "health")
+    assert code == 0 and "improvement over the observed outcome" in out
+
+
+def test_strategy_file_needs_a_scheduler_property_with_a_direction(cli, tmp_path):
+    code, _, err = cli("strategy-file", LOAN, "--scheduler", 'P=? [F "rejected"]', "--out", tmp_path / "s.json")
+    assert code == 2 and "has no direction" in err and not (tmp_path / "s.json").exists()
+    code, _, err = cli("strategy-file", LOAN, "--out", tmp_path / "s.json")
+    assert code == 2 and "one of the arguments --uniform --random --scheduler is required" in err

@@ -1,0 +1,141 @@
+"""One JSON shape for every command: each command's `--json -` document has exactly the envelope keys and the keys
+docs/json.md documents for it (the key lists are read from the document), and every check record has the documented
+keys."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import stormcf
+import stormcf.report
+from stormcf.cli import main
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "json.md"
+LOAN, IMPATIENT = str(stormcf.example_path("loan.prism")), str(stormcf.example_path("loan.impatient.json"))
+GRID, GRID_PATH = str(stormcf.example_path("gridworld.prism")), str(stormcf.example_path("gridworld.catastrophic.json"))
+ADAPTIVE, ADAPTIVE_PATH = str(stormcf.example_path("adaptive.prism")), str(stormcf.example_path("adaptive.path.json"))
+
+PERSON = str(Path(stormcf.__file__).resolve().parent / "recourse" / "models" / "person.prism")
+DATA = Path(__file__).resolve().parent / "data"
+SETCOVER = str(DATA / "setcover" / "paper_example.json")
+
+#: one invocation per documented command (all options that add optional keys); {tmp} is a temporary folder that
+#: the earlier invocations (in this order) write into
+INVOCATIONS = {
+    "info": ["info", LOAN],
+    "check": ["check", LOAN, "-s", IMPATIENT, "-p", 'P=? [F "rejected"]', "-p", 'P<=0.2 [F "rejected"]'],
+    "strategy": ["strategy", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "--diverse", "2"],
+    "strategy-file": ["strategy-file", LOAN, "--scheduler", 'Pmin=? [F "rejected"]', "--out", "{tmp}/best.json"],
+    "simulate": ["simulate", LOAN, "-s", "{tmp}/best.json", "--steps", "5", "--out", "{tmp}/path.json"],
+    "icfmdp": ["icfmdp", GRID, "-c", "p=0.4", "--path", GRID_PATH, "--optimistic", "--baseline", "gumbel"],
+    "explain-path": ["explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--k", "1", "--k-max", "2", "--verify",
+                     "--baselines", "--explanations", "50"],
+    "setcover": ["setcover", SETCOVER, "--agent", "0,0,0,0,1"],
+    "learn": ["learn", str(DATA / "loan_paired.csv"), "--out", "{tmp}/learned.prism", "--strategy-out",
+              "{tmp}/sigma.json", "--prop", 'P=? [F "rejected"]'],
+    "demo": ["demo"],
+    "demo-learn": ["demo-learn", "--cases", "300"],
+    "recourse": ["recourse", PERSON, "-c", "p=1", "--target", "accept", "--cost", "cost", "--generations", "5",
+                 "--offspring", "20", "--mutants", "5", "--storm-front"],
+    "setcover-data": ["setcover-data", "{tmp}/d.npz", "-n", "8", "-A", "12", "--draws", "500"],
+    "setcover-learn": ["setcover-learn", "{tmp}/d.npz", "--out", "{tmp}/g.npz", "--hidden", "8", "--max-iter", "5"],
+    "setcover-evaluate": ["setcover-evaluate", "{tmp}/g.npz", "{tmp}/g.test.npz"],
+}
+
+
+def documented_keys() -> dict[str, set[str]]:
+    """Section title -> the keys in the first column of its table."""
+    sections, current = {}, None
+    for line in DOC.read_text(encoding="utf-8").splitlines():
+        heading = re.match(r"#+ (.*)", line)
+        if heading:
+            title = heading.group(1).strip()
+            current = title.strip("`") if title.startswith("`") else title
+            sections.setdefault(current, set())
+            continue
+        row = re.match(r"\| `([a-z_]+)` \|", line)
+        if row and current is not None:
+            sections[current].add(row.group(1))
+    return sections
+
+
+def test_every_documented_command_has_an_invocation():
+    commands = {k for k in documented_keys() if k not in ("Envelope (every command)", "Check records (`checks`)",
+                                                            "stormcf's JSON output (schema `stormcf/1`)",
+                                                            "Batch runs")}
+    assert commands == set(INVOCATIONS)
+
+
+#: commands whose result is a set of facts (data sets, trained models, metrics), not a model-checked answer
+FACTS = {"info", "simulate", "demo", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn"}
+
+
+@pytest.fixture(scope="module")
+def documents(tmp_path_factory) -> dict:
+    """Every command's `--json -` document (run once, in the order of INVOCATIONS), each in a fresh process, so that
+    what solvers and Storm print from C code would show: stdout must hold exactly one JSON document and stderr
+    nothing (stderr is no terminal here, so there are no progress bars either)."""
+    tmp = tmp_path_factory.mktemp("json")
+    out = {}
+    for command, argv in INVOCATIONS.items():
+        proc = subprocess.run([sys.executable, "-m", "stormcf", *[a.replace("{tmp}", str(tmp)) for a in argv],
+                               "--json", "-"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0 and proc.stderr == "", (command, proc.stderr)
+        out[command] = json.loads(proc.stdout)                    # exactly one document on stdout
+    return out
+
+
+@pytest.mark.parametrize("command", list(INVOCATIONS))
+def test_json_document_matches_the_documentation(command, documents):
+    data = documents[command]
+    keys = documented_keys()
+    envelope, check_keys = keys["Envelope (every command)"], keys["Check records (`checks`)"]
+    assert set(data) == envelope | keys[command]
+    assert data["schema"] == "stormcf/1" and data["command"] == command
+    assert data["status"] in stormcf.report.STATUSES
+    if command not in FACTS:
+        assert data["checks"], "every command re-checks its answer with Storm"
+    for check in data["checks"]:
+        assert set(check) <= check_keys and check_keys - set(check) <= {"details"}
+        assert check["agrees"] in (True, None)
+
+
+#: one batch invocation per command with batch inputs: {good} is the file of two inputs, the first valid, the second
+#: not; the documents are JSON lines on stdout
+BATCHES = {
+    "icfmdp": (["icfmdp", GRID, "-c", "p=0.4", "--paths", "{file}"], GRID_PATH),
+    "explain-path": (["explain-path", ADAPTIVE, "--paths", "{file}", "--k", "1", "--explanations", "20"],
+                     ADAPTIVE_PATH),
+    "check": (["check", LOAN, "--strategies", "{file}", "-p", 'P=? [F "rejected"]'], IMPATIENT),
+    "strategy": (["strategy", LOAN, "--strategies", "{file}", "-p", 'P<=0.2 [F "rejected"]'], IMPATIENT),
+    "setcover": (["setcover", SETCOVER, "--agents", "{file}"], '[0, 0, 0, 0, 1]'),
+    "recourse": (["recourse", "--dataset", "german", "--instances", "{file}", "--generations", "2", "--offspring",
+                  "8", "--mutants", "2", "--no-exact"], "0"),
+}
+
+
+@pytest.mark.parametrize("command", list(BATCHES))
+def test_batch_documents_match_the_documentation(command, tmp_path):
+    import contextlib
+    import io
+    argv, good = BATCHES[command]
+    line = json.dumps(json.loads(Path(good).read_text())) if Path(good).suffix == ".json" else good
+    file = tmp_path / "items.jsonl"
+    file.write_text(line + '\n{"id": "bad"}\n')
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        code = main([str(file) if a == "{file}" else a for a in argv] + ["--json", "-"])
+    assert code == 4
+    ok, failed = [json.loads(x) for x in stdout.getvalue().splitlines()]
+    keys = documented_keys()
+    envelope = keys["Envelope (every command)"]
+    assert set(ok) == envelope | keys[command] | {"batch"} and ok["status"] != "error"
+    assert set(failed) == envelope | {"batch", "error"} and failed["status"] == "error"
+    assert failed["command"] == command and failed["checks"] == []
+    assert ok["batch"] == {"index": 0, "input": f"{file}:1", "id": None}
+    assert failed["batch"] == {"index": 1, "input": f"{file}:2", "id": "bad"}
+    assert set(failed["error"]) == {"type", "message", "internal"} and failed["error"]["internal"] is False
+    assert failed["error"]["message"].startswith(f"{file}:2")
