@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..console import solver_logs
 from ..errors import SolverError
 from . import solver_worker
 from .formulation import Formulation
@@ -81,7 +82,7 @@ class GurobiBackend:
         t0 = time.perf_counter()
         try:
             with gp.Env(empty=True) as env:
-                env.setParam("OutputFlag", 0)
+                env.setParam("OutputFlag", int(solver_logs()))
                 env.start()
                 with gp.Model(env=env) as m:
                     return self._run(gp, m, f, time_limit, t0)
@@ -158,7 +159,7 @@ def pack(f: Formulation, time_limit: float, no_nlp: bool = False) -> dict[str, n
             "cutoff": np.float64(np.inf if f.objective_cutoff is None else f.objective_cutoff),
             "start": np.zeros(0) if f.start is None else np.asarray(f.start, dtype=float),
             "time_limit": np.float64(time_limit), "gap": np.float64(MIP_GAP),
-            "feastol": np.float64(f.tolerance), "no_nlp": np.bool_(no_nlp)}
+            "feastol": np.float64(f.tolerance), "no_nlp": np.bool_(no_nlp), "verbose": np.bool_(solver_logs())}
 
 
 class Job:
@@ -194,7 +195,9 @@ class ChildJob(Job):
         np.savez(source, **pack(f, time_limit - min(KILL_GRACE, 0.1 * time_limit), no_nlp))
         worker = [sys.executable, str(Path(__file__).with_name("solver_worker.py")), solver, str(source),
                   str(self._target)]
-        self._process = subprocess.Popen(worker, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        # the solver's log (with -v) goes to the inherited stdout, which the command line routes to stderr
+        self._process = subprocess.Popen(worker, stdout=None if solver_logs() else subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True)
 
     def done(self) -> bool:
         return self._process.poll() is not None

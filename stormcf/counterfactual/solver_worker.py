@@ -38,7 +38,8 @@ def _scip(data: dict) -> dict:
 
     start = time.perf_counter()
     m = Model()
-    m.hideOutput()
+    if not data["verbose"]:
+        m.hideOutput()
     lb, ub, binary = data["lb"], data["ub"], data["binary"]
     xs = [m.addVar(lb=float(lb[i]), ub=float(ub[i]) if np.isfinite(ub[i]) else None, vtype="B" if binary[i] else "C")
           for i in range(lb.size)]
@@ -99,7 +100,7 @@ def _highs(data: dict) -> dict:
         return _scipy_milp(data)
     start = time.perf_counter()
     h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h.setOptionValue("output_flag", bool(data["verbose"]))
     for option, value in (("time_limit", max(float(data["time_limit"]), 0.01)), ("mip_rel_gap", float(data["gap"])),
                           ("threads", 1), ("mip_feasibility_tolerance", float(data["feastol"])),
                           ("primal_feasibility_tolerance", float(data["feastol"]))):
@@ -156,7 +157,7 @@ def _scipy_milp(data: dict) -> dict:
         result = milp(data["c"], integrality=data["binary"].astype(int), bounds=Bounds(data["lb"], data["ub"]),
                       constraints=LinearConstraint(A, data["lhs"], data["rhs"]),
                       options={"time_limit": max(float(data["time_limit"]), 0.01), "mip_rel_gap": float(data["gap"]),
-                               "primal_feasibility_tolerance": float(data["feastol"])})
+                               "primal_feasibility_tolerance": float(data["feastol"]), "disp": bool(data["verbose"])})
     status = {0: "optimal", 2: "infeasible"}.get(result.status, result.message)
     out = {"status": status, "seconds": time.perf_counter() - start}
     if result.x is not None:
