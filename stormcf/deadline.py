@@ -17,6 +17,10 @@ sub-budgets, so a result can report where its time went::
 A sub-budget can also end early when something else finishes (``until``: a predicate), e.g. heuristics that run
 while a solver works in a child process stop when the solver is done.
 
+The user's request to stop (the first Ctrl-C, :mod:`stormcf.interrupt`) ends every deadline at once: analyses stop
+at their next check and report the best answer they have (status ``interrupted``); :meth:`Deadline.check` raises
+:class:`KeyboardInterrupt` then, for phases that have nothing to report yet.
+
 ``Deadline(None)`` never expires. What cannot be interrupted (one call into Storm or a solver library) can overrun
 a deadline by its own duration; analyses therefore check the deadline before starting such a call and return the
 best answer they have when it has expired.
@@ -29,6 +33,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
+from . import interrupt
 from .errors import StormcfError, TimeLimitReached
 
 
@@ -68,12 +73,17 @@ class Deadline:
         return self._clock() - self.start
 
     def remaining(self) -> float:
-        """Seconds left (0 when expired, ``inf`` when unlimited)."""
-        return max(self.end - self._clock(), 0.0)
+        """Seconds left (0 when expired or interrupted, ``inf`` when unlimited)."""
+        return 0.0 if interrupt.requested() else max(self.end - self._clock(), 0.0)
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether the user asked to stop (:mod:`stormcf.interrupt`)."""
+        return interrupt.requested()
 
     @property
     def expired(self) -> bool:
-        return self._clock() >= self.end or (self._until is not None and self._until())
+        return self.interrupted or self._clock() >= self.end or (self._until is not None and self._until())
 
     def budget(self, at_most: float | None = None, floor: float = 0.01) -> float:
         """The time limit to hand to a solver: what is left (capped by ``at_most``), at least ``floor`` seconds so
@@ -83,6 +93,8 @@ class Deadline:
 
     def check(self, what: str) -> None:
         """Raise :class:`~stormcf.errors.TimeLimitReached` naming ``what`` if the deadline has passed."""
+        if self.interrupted:
+            raise KeyboardInterrupt
         if self.expired:
             raise TimeLimitReached(f"the time limit of {self.seconds:g} s was reached during {what}")
 

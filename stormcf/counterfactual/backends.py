@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import interrupt
 from ..console import solver_logs
 from ..errors import SolverError
 from . import solver_worker
@@ -203,7 +204,7 @@ class ChildJob(Job):
         return self._process.poll() is not None
 
     def due(self) -> bool:
-        return self.done() or time.perf_counter() - self.started >= self.time_limit
+        return self.done() or interrupt.requested() or time.perf_counter() - self.started >= self.time_limit
 
     def cancel(self) -> None:
         if self._process.poll() is None:
@@ -213,15 +214,15 @@ class ChildJob(Job):
 
     def raw(self) -> dict:
         """The worker's arrays, or ``{status, note}`` when it crashed or had to be stopped."""
-        left = self.time_limit - (time.perf_counter() - self.started)
         try:
-            _, stderr = self._process.communicate(timeout=max(left, 0.0))
-        except subprocess.TimeoutExpired:
-            self.cancel()
-            return {"status": "timeout", "note": f"{self.solver} did not stop at its time limit and was stopped"}
+            stderr = self._wait()
         except BaseException:                   # Ctrl-C or SIGTERM in the parent: the child stops with it
             self.cancel()
             raise
+        if stderr is None:
+            self.cancel()
+            why = "at the user's request" if interrupt.requested() else "as it did not stop at its time limit"
+            return {"status": "timeout", "note": f"{self.solver} was stopped {why}"}
         try:
             if self._process.returncode != 0 or not self._target.exists():
                 why = (stderr.strip().splitlines() or [f"exit code {self._process.returncode}"])[-1]
@@ -230,6 +231,17 @@ class ChildJob(Job):
                 return {k: (str(result[k]) if k == "status" else result[k]) for k in result.files}
         finally:
             self._tmp.cleanup()
+
+    def _wait(self) -> str | None:
+        """The child's stderr once it ends; None when its time limit passes or the user asks to stop first."""
+        while not interrupt.requested():
+            left = self.time_limit - (time.perf_counter() - self.started)
+            try:
+                return self._process.communicate(timeout=min(max(left, 0.0), 0.2))[1]
+            except subprocess.TimeoutExpired:
+                if left <= 0.2:
+                    return None
+        return None
 
     def result(self) -> SolverOutcome:
         return _outcome(self.raw(), time.perf_counter() - self.started, self.solver)

@@ -227,9 +227,14 @@ class _Run:
             return self.result("infeasible" if cert.lower > eps else "timeout", None, reason)
         best = self.exact_best() if self.exact else cert.best
         if best is None:
+            if self.deadline.interrupted:
+                raise KeyboardInterrupt
             return self.result("timeout", None, reason)
         gap = cert.gap(best)
         optimal = gap is not None and gap <= GAP and not self.disagreements
+        if self.deadline.interrupted and not optimal:
+            self.note("stopped at the user's request: the best strategy Storm accepted so far")
+            return self.result("interrupted", best, reason)
         return self.result("optimal" if optimal else "suboptimal", best, reason)
 
     def exact_best(self) -> Candidate | None:

@@ -11,6 +11,7 @@ word for a stop), ``x`` and ``objective`` when a solution was found, ``bound`` a
 """
 from __future__ import annotations
 
+import signal
 import sys
 import time
 import warnings
@@ -172,6 +173,7 @@ def _scipy_milp(data: dict) -> dict:
 
 
 def main() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the terminal's Ctrl-C reaches us too: the parent decides
     solver, source, target = sys.argv[1], sys.argv[2], sys.argv[3]
     with np.load(source) as archive:
         data = {k: archive[k] for k in archive.files}

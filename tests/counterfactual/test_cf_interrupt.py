@@ -1,0 +1,53 @@
+"""The user's request to stop (the first Ctrl-C, stormcf.interrupt) ends a counterfactual solve at its next safe
+point: the best strategy Storm accepted so far, status ``interrupted`` (issue 9, "Long work can be stopped")."""
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import stormcf
+from stormcf import interrupt
+from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
+from stormcf.deadline import Deadline
+
+QVBS = Path(__file__).parents[1] / "data" / "qvbs"
+
+
+
+@pytest.fixture
+def stop_after():
+    timers = []
+
+    def start(seconds: float) -> None:
+        timers.append(threading.Timer(seconds, interrupt.request))
+        timers[-1].start()
+    yield start
+    for timer in timers:
+        timer.cancel()
+    interrupt.clear()
+
+
+def test_a_stop_request_returns_the_best_checked_strategy_at_once(stop_after):
+    """consensus.4 (22,656 states), mixed objective: with a 120 s limit the solve uses all of it (the d0 MILP does
+    not close); a request after 8 s ends it within seconds (the solvers in child processes are stopped) with the
+    best strategy Storm accepted."""
+    prop = 'P<=0.02 [F "finished" & !"agree"]'
+    model = stormcf.load_model(QVBS / "consensus.4.prism", constants="K=2", properties=[prop])
+    problem = CounterfactualProblem(stormcf.Strategy.uniform(model), prop)
+    stop_after(8.0)
+    start = time.perf_counter()
+    r = solve_counterfactual(problem, time_limit=120)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 20
+    assert r.status == "interrupted" and any("user's request" in note for note in r.notes)
+    assert r.verification.holds and r.probability <= 0.02 and r.verification.agrees in (True, None)
+
+
+def test_a_deadline_ends_when_the_user_asks_to_stop(stop_after):
+    deadline = Deadline(None)
+    assert not deadline.expired and deadline.remaining() == float("inf")
+    interrupt.request()
+    assert deadline.expired and deadline.remaining() == 0.0 and deadline.sub(seconds=5).expired
+    with pytest.raises(KeyboardInterrupt):
+        deadline.check("the pre-analysis")
