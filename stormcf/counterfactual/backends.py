@@ -93,8 +93,8 @@ class GurobiBackend:
                 raise LicenceLimitError(
                     f"the instance ({s['variables']} variables, {s['constraints']} constraints, {s['bilinear_terms']} "
                     f"bilinear terms) is too large for the installed size-limited Gurobi licence (the pip wheel's "
-                    f"allows about 2,000 variables and constraints, and far fewer variables in quadratic terms); "
-                    f"install a full licence or use the solver scip") from None
+                    f"allows 2,000 variables and 2,000 linear constraints, and only 200 variables when there are "
+                    f"quadratic terms); install a full licence or use SCIP") from None
             raise SolverError(f"Gurobi failed: {err}") from None
 
     def _run(self, gp, m, f: Formulation, time_limit: float, t0: float) -> SolverOutcome:
@@ -300,7 +300,7 @@ class HighsBackend:
         """Start a solve; in a child process when ``child`` or when ``f`` is large."""
         if not f.is_linear:
             raise SolverError("HiGHS solves linear programmes only; the mixed objective has bilinear Bellman "
-                              "constraints: use the solver scip or gurobi")
+                              "constraints: use SCIP or Gurobi")
         if child or f.n_vars >= CHILD_PROCESS_SIZE:
             return ChildJob("highs", f, time_limit)
         t0 = time.perf_counter()

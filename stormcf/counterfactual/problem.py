@@ -131,7 +131,7 @@ class CounterfactualProblem:
         if actions is not None:
             names = [a.strip() for a in actions if a.strip()]
             if not names:
-                raise StrategyError("the controllable actions list no action")
+                raise StrategyError("the list of controllable actions is empty")
             unknown = sorted(set(names) - set(m.action_names))
             if unknown:
                 known = ", ".join(sorted(a for a in m.action_names if a))

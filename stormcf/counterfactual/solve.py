@@ -129,7 +129,7 @@ class _Run:
     def mixed(self) -> str:
         if self.solver == "highs":
             raise SolverError("HiGHS solves only the linear special cases (weights r0,0,0 and 0,0,r∞); the "
-                              "mixed objective needs a non-convex MIQCQP solver: gurobi or scip")
+                              "mixed objective needs a non-convex MIQCQP solver: Gurobi or SCIP")
         w = self.problem.weights
         if self.solver == "gurobi":       # a licence too small for the MIQCQP is the user's error: say so at once
             probe = miqcqp_program(self.enc, self.gamma, w.as_tuple()).formulation
@@ -147,7 +147,7 @@ class _Run:
         reason = "mixed objective: the exact d∞ and d0 special cases and a d∞ polish of the sparsest candidate"
         if self.decided():
             return reason + " (their bounds decide it; no MIQCQP needed)"
-        return self.miqcqp(self.deadline, reason + ", then the paper's non-convex MIQCQP")
+        return self.miqcqp(self.deadline, reason + ", then the non-convex MIQCQP of Kobialka et al.")
 
     def decided(self) -> bool:
         cert, eps = self.certificate, self.problem.epsilon
