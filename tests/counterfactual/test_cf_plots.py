@@ -1,0 +1,22 @@
+"""strategy --plot: the bars are the changed probabilities of the result, σ beside σ*."""
+import pytest
+
+from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
+
+pytest.importorskip("matplotlib")
+
+
+def test_the_bars_are_the_changed_probabilities(impatient, tmp_path):
+    from stormcf.counterfactual.plots import changes_figure, plot_changes
+
+    r = solve_counterfactual(CounterfactualProblem(impatient, 'P<=0.2 [F "rejected"]'))
+    rows = [(c["name"], a, p["from"], p["to"]) for c in sorted(r.changes(), key=lambda c: -c["delta"])
+            for a, p in c["actions"].items()]
+    assert rows
+    fig = changes_figure(r)
+    before, after = fig.axes[0].containers
+    assert [b.get_width() for b in before] == pytest.approx([row[2] for row in rows])
+    assert [b.get_width() for b in after] == pytest.approx([row[3] for row in rows])
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == [f"{n}: {a}" for n, a, _, _ in rows]
+    out = tmp_path / "changes"                                       # no extension: PNG, under exactly that name
+    assert plot_changes(r, out) == "png" and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
