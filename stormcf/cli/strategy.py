@@ -11,8 +11,9 @@ from ..deadline import Deadline
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
 from ..report import write_text
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_output_argument, batch_exit_code,
-                     emit, model_file, model_from_args, positive_int, require_single, run_batch_command)
+from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_output_argument, add_plot_argument,
+                     batch_exit_code, emit, model_file, model_from_args, positive_int, require_single,
+                     run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,8 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--exact", action="store_true", help="also check the answer in exact rational arithmetic")
     add_json_argument(p)
     add_output_argument(p, "--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
+    add_plot_argument(p, "draw the changed probabilities, σ beside σ*")
     add_batch_arguments(p, "--strategies or several --prop")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, stoppable=True)            # Ctrl-C: the best strategy Storm accepted so far
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
         diverse=args.diverse, diversity_weight=args.diversity_weight, solver=args.solver,
         time_limit=args.time_limit if batch else deadline, exact=args.exact)
     if batch:
-        if args.dot:
-            raise OptionError("--dot draws one counterfactual; it does not apply to a batch")
+        if args.dot or args.plot:
+            raise OptionError("--dot and --plot draw one counterfactual; they do not apply to a batch")
         strategies = (read_jsonl(args.strategies, StrategyError) if args.strategies
                       else [Item(0, args.strategy, read_json(args.strategy, StrategyError))])
         items = strategy_items(strategies, args.prop)
@@ -65,7 +67,12 @@ def run(args: argparse.Namespace) -> int:
     require_single(args, "--strategies or several --prop")
     data = {"strategy": read_json(args.strategy, StrategyError), "property": args.prop[0]}
     result = task(model_from_args(args), data, args.strategy)
-    emit(result, args)
+    emit(result, args, plot=_plot)
     if args.dot:
         write_text(to_dot(result), args.dot)
     return 0
+
+
+def _plot(result, out: str) -> str:
+    from ..counterfactual.plots import plot_changes              # matplotlib only when a plot is asked for
+    return plot_changes(result, out)

@@ -35,8 +35,9 @@ def changes_figure(result: CounterfactualResult):
     ax.set_xlim(0, 1)
     ax.set_xlabel("probability of the action")
     more = f"; {len(rows) - len(shown)} more rows not drawn" if len(rows) > len(shown) else ""
-    ax.set_title(f"{len(changes)} changed states: {result.problem.property.text} holds with "
-                 f"P = {result.probability:.6g} (Storm){more}", fontsize=9)
+    states = f"{len(changes)} changed state" + ("s" if len(changes) != 1 else "")
+    ax.set_title(f"{states}: {result.problem.property.text} holds with P = {result.probability:.6g} (Storm){more}",
+                 fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()

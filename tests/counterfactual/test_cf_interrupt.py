@@ -33,7 +33,7 @@ def test_a_stop_request_returns_the_best_checked_strategy_at_once(stop_after):
     not close); a request after 8 s ends it within seconds (the solvers in child processes are stopped) with the
     best strategy Storm accepted."""
     prop = 'P<=0.02 [F "finished" & !"agree"]'
-    model = stormcf.load_model(QVBS / "consensus.4.prism", constants="K=2", properties=[prop])
+    model = stormcf.load_model(QVBS / "consensus.4.prism", constants="K=2")
     problem = CounterfactualProblem(stormcf.Strategy.uniform(model), prop)
     stop_after(8.0)
     start = time.perf_counter()
@@ -51,3 +51,35 @@ def test_a_deadline_ends_when_the_user_asks_to_stop(stop_after):
     assert deadline.expired and deadline.remaining() == 0.0 and deadline.sub(seconds=5).expired
     with pytest.raises(KeyboardInterrupt):
         deadline.check("the pre-analysis")
+
+
+def test_ctrl_c_on_the_command_line_reports_the_best_checked_strategy(tmp_path):
+    """stormcf strategy on consensus.4 with a 120 s limit: the first SIGINT (after 10 s) stops the solvers and the
+    JSON says interrupted, with Storm's check of the strategy; exit code 0, nothing else written."""
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    prop = 'P<=0.02 [F "finished" & !"agree"]'
+    out = tmp_path / "cf.json"
+    uniform = tmp_path / "uniform.json"
+    model = str(QVBS / "consensus.4.prism")
+    subprocess.run([sys.executable, "-m", "stormcf", "strategy-file", model, "-c", "K=2", "--uniform", "--out",
+                    str(uniform)], check=True, capture_output=True)
+    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "strategy", model, "-c", "K=2", "-s", str(uniform),
+                             "-p", prop, "--time-limit", "120", "--json", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(10)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGINT)
+    start = time.perf_counter()
+    _, stderr = proc.communicate(timeout=120)
+    assert time.perf_counter() - start < 15
+    assert proc.returncode == 0, stderr
+    assert "stopping at the next safe point" in stderr
+    doc = json.loads(out.read_text())
+    assert doc["status"] == "interrupted"
+    initial, answer = doc["checks"]                                  # σ's value, then the counterfactual's
+    assert not initial["holds"] and answer["holds"] and answer["value"] <= 0.02
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cf.json", "uniform.json"]

@@ -20,3 +20,16 @@ def test_the_bars_are_the_changed_probabilities(impatient, tmp_path):
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == [f"{n}: {a}" for n, a, _, _ in rows]
     out = tmp_path / "changes"                                       # no extension: PNG, under exactly that name
     assert plot_changes(r, out) == "png" and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_strategy_plot_on_the_command_line(cli, tmp_path):
+    import stormcf
+
+    out = tmp_path / "cf.svg"
+    code, stdout, err = cli("strategy", stormcf.example_path("loan.prism"), "-s",
+                            stormcf.example_path("loan.impatient.json"), "-p", 'P<=0.2 [F "rejected"]', "--plot", out)
+    assert code == 0, err
+    assert f"plot written to {out}" in stdout and out.read_text().lstrip().startswith("<?xml")
+    code, _, err = cli("strategy", stormcf.example_path("loan.prism"), "-s", stormcf.example_path("loan.impatient.json"),
+                       "-p", 'P<=0.2 [F "rejected"]', "-p", 'P<=0.3 [F "rejected"]', "--plot", out)
+    assert code == 2 and "do not apply to a batch" in err
