@@ -12,8 +12,8 @@ from ..errors import OptionError, StrategyError
 from ..examples import read_json
 from ..report import write_text
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_output_argument,
-                     add_plot_argument, batch_exit_code, emit, model_file, model_from_args, positive_int, require_single,
-                     run_batch_command)
+                     add_plot_argument, batch_exit_code, emit, model_file, model_from_args, positive_int,
+                     require_single, run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

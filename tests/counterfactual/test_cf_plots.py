@@ -31,5 +31,6 @@ def test_strategy_plot_on_the_command_line(cli, tmp_path):
     assert code == 0, err
     assert f"plot written to {out}" in stdout and out.read_text().lstrip().startswith("<?xml")
     code, _, err = cli("strategy", stormcf.example_path("loan.prism"), "-s",
-                       stormcf.example_path("loan.impatient.json"), "-p", 'P<=0.2 [F "rejected"]', "-p", 'P<=0.3 [F "rejected"]', "--plot", out)
+                       stormcf.example_path("loan.impatient.json"), "-p", 'P<=0.2 [F "rejected"]',
+                       "-p", 'P<=0.3 [F "rejected"]', "--plot", out)
     assert code == 2 and "do not apply to a batch" in err
