@@ -126,7 +126,7 @@ def test_recourse_instances(cli, tmp_path):
     (["icfmdp", SEPSIS, "--paths", "nothing.jsonl"], "nothing.jsonl: file not found"),
     (["icfmdp", "nothing.prism", "--paths", "{paths}"], "nothing.prism: file not found"),
     (["strategy", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "-p", 'P<=0.3 [F "rejected"]', "--dot",
-      "x.dot"], "--dot draws one counterfactual"),
+      "x.dot"], "--dot and --plot draw one counterfactual"),
     (["recourse", str(stormcf.example_path("loan.prism")), "--instances", "{paths}"], "--instances lists instances"),
 ])
 def test_refusals_are_one_line(cli, argv, message, sepsis_paths):
