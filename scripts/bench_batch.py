@@ -34,17 +34,9 @@ import stormcf
 from stormcf.batch import ModelFile, explain_task, icfmdp_task, read_jsonl, run_batch
 from stormcf.errors import PathError
 from stormcf.paths import simulate
+from stormcf.report import without_times
 
 SEPSIS = str(stormcf.example_path("sepsis.prism"))
-TIMES = {"seconds", "timings", "time_s", "check_seconds"}
-
-
-def without_times(data):
-    if isinstance(data, dict):
-        return {k: without_times(v) for k, v in data.items() if k not in TIMES}
-    if isinstance(data, list):
-        return [without_times(v) for v in data]
-    return data
 
 
 def write_paths(file: Path, n: int, steps: int) -> None:

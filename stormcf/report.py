@@ -162,6 +162,19 @@ def to_json_data(x: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(x).__name__}")
 
 
+#: keys whose values are wall-clock times (they differ between any two runs of the same analysis)
+TIME_KEYS = frozenset({"seconds", "timings", "time_s", "check_seconds"})
+
+
+def without_times(data: Any) -> Any:
+    """A JSON document without its wall-clock times (:data:`TIME_KEYS`), for comparing two runs."""
+    if isinstance(data, dict):
+        return {k: without_times(v) for k, v in data.items() if k not in TIME_KEYS}
+    if isinstance(data, list):
+        return [without_times(v) for v in data]
+    return data
+
+
 def json_text(data: Any) -> str:
     return json.dumps(to_json_data(data), indent=1, allow_nan=False) + "\n"
 

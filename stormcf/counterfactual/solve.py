@@ -354,14 +354,21 @@ def solve_counterfactual(problem: CounterfactualProblem, solver: str = "auto", t
     """
     _check_arguments(solver)
     deadline = deadline or Deadline(time_limit)
+    pre = _preanalysis_or_answer(problem, deadline, exact)
+    if isinstance(pre, CounterfactualResult):
+        return pre
+    return _Run(problem, pre, solver, deadline, exact).solve()
+
+
+def _preanalysis_or_answer(problem: CounterfactualProblem, deadline: Deadline,
+                           exact: bool) -> Preanalysis | CounterfactualResult:
+    """Storm's pre-analysis, or the result when it already decides the problem (trivial, infeasible, timeout)."""
     try:
         with deadline.phase("pre-analysis"):
             pre = preanalyse(problem, deadline)
     except TimeLimitReached as err:
         return _timeout(problem, deadline, err)
-    if pre.status is not None:
-        return _decided(problem, pre, deadline, exact)
-    return _Run(problem, pre, solver, deadline, exact).solve()
+    return pre if pre.status is None else _decided(problem, pre, deadline, exact)
 
 
 def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_weight: float = 2.0,
@@ -384,13 +391,9 @@ def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_we
     if n > 1 and solver == "highs":
         raise SolverError("diverse counterfactuals need the MIQCQP: the solver gurobi, scip or auto")
     deadline = deadline or Deadline(time_limit)
-    try:
-        with deadline.phase("pre-analysis"):
-            pre = preanalyse(problem, deadline)
-    except TimeLimitReached as err:
-        return _timeout(problem, deadline, err)
-    if pre.status is not None:
-        return _decided(problem, pre, deadline, exact)
+    pre = _preanalysis_or_answer(problem, deadline, exact)
+    if isinstance(pre, CounterfactualResult):
+        return pre
     first = _Run(problem, pre, solver, deadline.sub(fraction=1.0 / n), exact).solve()
     if n == 1 or first.strategy is None:
         return first

@@ -11,18 +11,6 @@ SEPSIS = str(stormcf.example_path("sepsis.prism"))
 LOAN = str(stormcf.example_path("loan.prism"))
 IMPATIENT = str(stormcf.example_path("loan.impatient.json"))
 
-#: keys whose values are wall-clock times (they differ between any two runs)
-TIMES = {"seconds", "timings", "time_s", "check_seconds"}
-
-
-def without_times(data):
-    """A document without its wall-clock times, for comparing runs."""
-    if isinstance(data, dict):
-        return {k: without_times(v) for k, v in data.items() if k not in TIMES}
-    if isinstance(data, list):
-        return [without_times(v) for v in data]
-    return data
-
 
 @pytest.fixture(scope="session")
 def sepsis():

@@ -6,8 +6,9 @@ from pathlib import Path
 import pytest
 
 import stormcf
+from stormcf.report import without_times
 
-from .conftest import IMPATIENT, LOAN, SEPSIS, without_times
+from .conftest import IMPATIENT, LOAN, SEPSIS
 
 SETCOVER = str(Path(__file__).resolve().parents[1] / "data" / "setcover" / "paper_example.json")
 

@@ -10,8 +10,9 @@ from joblib import parallel_config
 
 from stormcf.batch import ModelFile, explain_task, icfmdp_task, read_jsonl, run_batch
 from stormcf.errors import ModelError, PathError
+from stormcf.report import without_times
 
-from .conftest import SEPSIS, without_times
+from .conftest import SEPSIS
 
 
 def documents(outcomes):

@@ -11,9 +11,9 @@ from stormcf.errors import ModelError, PathError
 from stormcf.explain import ExplanationProblem, explain_path
 from stormcf.icfmdp import ICFMDPProblem, solve_icfmdp
 from stormcf.modelcheck import check_properties
-from stormcf.report import to_json_data
+from stormcf.report import to_json_data, without_times
 
-from .conftest import LOAN, SEPSIS, without_times
+from .conftest import LOAN, SEPSIS
 
 
 def test_read_jsonl_keeps_line_numbers_and_bad_lines(sepsis_paths):
