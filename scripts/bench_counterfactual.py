@@ -37,7 +37,7 @@ import numpy as np
 import stormcf
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
 from stormcf.counterfactual.analysis import preanalyse
-from stormcf.counterfactual.backends import backend
+from stormcf.solvers import backend
 from stormcf.counterfactual.programs import paper_program
 from stormcf.distance import strategy_distance
 from stormcf.storm import stormpy_example

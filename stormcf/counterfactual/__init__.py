@@ -8,10 +8,10 @@ the probability of a bad outcome under a bound, exact where possible, certified 
 
 Modules: :mod:`problem` (validated input), :mod:`analysis` (Storm pre-analysis and pruning), :mod:`bellman` and
 :mod:`robust` (policy evaluation, exact d∞), :mod:`greedy` (d0 heuristics), :mod:`programs` (d0 MILP, MIQCQP,
-the paper's direct encoding), :mod:`backends` (Gurobi, SCIP, HiGHS), :mod:`solvers` (the stages), :mod:`certify`
+the paper's direct encoding), :mod:`stages` (the stages; their Gurobi, SCIP and HiGHS back ends are :mod:`stormcf.solvers`), :mod:`certify`
 (candidates, proven bounds, status), :mod:`solve` (the pipeline), :mod:`diverse`, :mod:`result`, :mod:`dot`.
 """
-from .backends import LicenceLimitError
+from ..solvers import LicenceLimitError
 from .dot import to_dot
 from .problem import CounterfactualProblem, Weights
 from .result import CounterfactualResult

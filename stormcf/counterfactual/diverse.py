@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .analysis import Encoding
-from .formulation import FormulationBuilder, QuadraticRow
+from ..solvers.formulation import FormulationBuilder, QuadraticRow
 
 #: the least drop of a novel state-action pair's probability that makes a diverse counterfactual novel
 NOVEL_CHANGE = 1e-3

@@ -38,7 +38,7 @@ import scipy.sparse as sp
 
 from .analysis import Encoding
 from .bellman import evaluate, policy_matrix
-from .formulation import INF, Formulation, FormulationBuilder, QuadraticRow
+from ..solvers.formulation import INF, Formulation, FormulationBuilder, QuadraticRow
 from .robust import changes
 
 if TYPE_CHECKING:

@@ -4,8 +4,8 @@
 
 1. :func:`~stormcf.counterfactual.analysis.preanalyse` (Storm): ``trivial`` / ``infeasible`` without a solver,
    otherwise the pruned encoding and a valid strategy (Storm's Pmin scheduler), the first candidate.
-2. d∞ alone: the exact bisection (:func:`solvers.dinf_stage`); d0 alone: heuristics and the d0 MILP
-   (:func:`solvers.d0_stage`); any other weights: both (they give valid bounds on every strategy's d0 and d∞ and
+2. d∞ alone: the exact bisection (:func:`stages.dinf_stage`); d0 alone: heuristics and the d0 MILP
+   (:func:`stages.d0_stage`); any other weights: both (they give valid bounds on every strategy's d0 and d∞ and
    sparse or small candidates), the d∞ polish of the best sparse candidate, then the MIQCQP (Gurobi, or SCIP when
    the instance exceeds the Gurobi licence) warm-started with the best candidate.
 3. Every policy a stage finds is checked by Storm on its induced DTMC (:func:`stormcf.verify.check_strategy`, with
@@ -30,13 +30,13 @@ from ..reachability import can_reach
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
 from .analysis import Preanalysis, preanalyse
-from .backends import LicenceLimitError, available, backend
+from ..solvers import LicenceLimitError, available, backend
 from .bellman import evaluate
 from .certify import GAP, Candidate, Certificate
 from .programs import miqcqp_program
 from .problem import CounterfactualProblem
 from .result import CounterfactualResult, novelty
-from .solvers import d0_stage, dinf_stage, miqcqp_stage
+from .stages import d0_stage, dinf_stage, miqcqp_stage
 
 SOLVERS = ("auto", "gurobi", "scip", "highs")
 #: relative margin of a strict bound P<γ

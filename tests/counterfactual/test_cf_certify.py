@@ -68,9 +68,9 @@ def test_scipy_highs_fallback_agrees_with_highspy_on_the_d0_milp(seed):
     """Without highspy (a core install), the d0 MILP runs on scipy's bundled HiGHS: same optimum, proven bound."""
     pytest.importorskip("highspy")
     from stormcf.counterfactual.analysis import preanalyse
-    from stormcf.counterfactual.backends import pack
+    from stormcf.solvers.backends import pack
     from stormcf.counterfactual.programs import d0_program
-    from stormcf.counterfactual.solver_worker import _highs, _scipy_milp
+    from stormcf.solvers.worker import _highs, _scipy_milp
 
     model = process_mdp(200, seed=seed)
     pre = preanalyse(CounterfactualProblem(stormcf.Strategy.random(model, seed), 'P<=0.4 [F "negative"]'))

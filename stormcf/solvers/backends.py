@@ -27,7 +27,7 @@ import numpy as np
 from .. import interrupt
 from ..console import solver_logs
 from ..errors import SolverError
-from . import solver_worker
+from . import worker
 from .formulation import Formulation
 
 #: relative optimality gap the back ends stop at (Gurobi's default; the paper used Gurobi's defaults)
@@ -140,7 +140,7 @@ class GurobiBackend:
 
 
 def pack(f: Formulation, time_limit: float, no_nlp: bool = False) -> dict[str, np.ndarray]:
-    """The formulation as plain arrays for :mod:`solver_worker`, with the solver settings."""
+    """The formulation as plain arrays for :mod:`worker`, with the solver settings."""
     quad = f.quadratic
     cat = lambda parts, dtype: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)  # noqa: E731
     empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
@@ -184,7 +184,7 @@ class Job:
 
 
 class ChildJob(Job):
-    """:mod:`solver_worker` in a child process, stopped when its time limit has passed (the solver itself is told
+    """:mod:`worker` in a child process, stopped when its time limit has passed (the solver itself is told
     to stop :data:`KILL_GRACE` seconds, at most 10%, earlier, so that it can return its best solution); a crash or
     a stop comes back as the status ``crashed`` / ``timeout`` with a ``note``."""
 
@@ -194,10 +194,10 @@ class ChildJob(Job):
         self._tmp = tempfile.TemporaryDirectory(prefix="stormcf-solver-")
         source, self._target = Path(self._tmp.name) / "in.npz", Path(self._tmp.name) / "out.npz"
         np.savez(source, **pack(f, time_limit - min(KILL_GRACE, 0.1 * time_limit), no_nlp))
-        worker = [sys.executable, str(Path(__file__).with_name("solver_worker.py")), solver, str(source),
-                  str(self._target)]
+        command = [sys.executable, str(Path(__file__).with_name("worker.py")), solver, str(source),
+                   str(self._target)]
         # the solver's log (with -v) goes to the inherited stdout, which the command line routes to stderr
-        self._process = subprocess.Popen(worker, stdout=None if solver_logs() else subprocess.DEVNULL,
+        self._process = subprocess.Popen(command, stdout=None if solver_logs() else subprocess.DEVNULL,
                                          stderr=subprocess.PIPE, text=True)
 
     def done(self) -> bool:
@@ -258,7 +258,7 @@ def _outcome(raw: dict, seconds: float, name: str) -> SolverOutcome:
 
 
 class ScipBackend:
-    """SCIP, always in a child process (:mod:`solver_worker`). A crash is retried once without SCIP's NLP
+    """SCIP, always in a child process (:mod:`worker`). A crash is retried once without SCIP's NLP
     heuristics (their Ipopt interface is where SCIP 10 corrupts its heap on some bilinear programmes)."""
 
     name = "scip"
@@ -304,7 +304,7 @@ class HighsBackend:
         if child or f.n_vars >= CHILD_PROCESS_SIZE:
             return ChildJob("highs", f, time_limit)
         t0 = time.perf_counter()
-        return Job(_outcome(solver_worker.solve("highs", pack(f, time_limit)), time.perf_counter() - t0, self.name))
+        return Job(_outcome(worker.solve("highs", pack(f, time_limit)), time.perf_counter() - t0, self.name))
 
     def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
         return self.start(f, time_limit).result()

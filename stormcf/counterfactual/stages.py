@@ -26,7 +26,7 @@ import numpy as np
 
 from ..deadline import Deadline
 from .analysis import Encoding
-from .backends import SolverOutcome, available, backend
+from ..solvers import SolverOutcome, available, backend
 from .bellman import evaluate, q_values
 from .certify import Candidate, Certificate
 from .greedy import greedy_d0, improve_d0

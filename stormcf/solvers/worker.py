@@ -1,7 +1,7 @@
 """Run SCIP or HiGHS on a formulation packed as arrays: :func:`solve`, in this process or in a child process
-(``python solver_worker.py SOLVER IN.npz OUT.npz``).
+(``python worker.py SOLVER IN.npz OUT.npz``).
 
-The back ends (:mod:`stormcf.counterfactual.backends`) run SCIP always, and HiGHS on large programmes, as a child
+The back ends (:mod:`stormcf.solvers.backends`) run SCIP always, and HiGHS on large programmes, as a child
 process, so that a crash inside the solver (SCIP 10's NLP heuristics abort the process with a heap corruption on
 some bilinear programmes) or a solve that overruns its time limit cannot take the command down with it: the parent
 kills the child when the command's deadline has passed and keeps the answers it already has. The script imports
