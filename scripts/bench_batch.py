@@ -31,7 +31,9 @@ from pathlib import Path
 from joblib import parallel_config
 
 import stormcf
-from stormcf.batch import ModelFile, explain_task, icfmdp_task, read_jsonl, run_batch
+from stormcf.batch import ModelFile, read_jsonl, run_batch
+from stormcf.explain.task import PathExplanation
+from stormcf.icfmdp.task import IntervalCounterfactualMDP
 from stormcf.errors import PathError
 from stormcf.paths import simulate
 from stormcf.report import without_times
@@ -108,8 +110,8 @@ def main() -> None:
               f"| {same['loky']}, {same['dask']} |")
 
 
-TASKS = {"icfmdp": icfmdp_task(reward="r"),
-         "explain-path": explain_task(reward_model="r", k=2, explanations=1000)}
+TASKS = {"icfmdp": IntervalCounterfactualMDP(reward="r"),
+         "explain-path": PathExplanation(reward_model="r", k=2, explanations=1000)}
 
 
 def dask_run(source, task, items, workers):

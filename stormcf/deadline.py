@@ -19,11 +19,11 @@ while a solver works in a child process stop when the solver is done.
 
 The user's request to stop (the first Ctrl-C, :mod:`stormcf.interrupt`) ends every deadline at once: analyses stop
 at their next check and report the best answer they have (status ``interrupted``); :meth:`Deadline.check` raises
-:class:`KeyboardInterrupt` then, for phases that have nothing to report yet.
+:class:`~stormcf.interrupt.Interrupted` then, for phases that have nothing to report yet.
 
-``Deadline(None)`` never expires. What cannot be interrupted (one call into Storm or a solver library) can overrun
-a deadline by its own duration; analyses therefore check the deadline before starting such a call and return the
-best answer they have when it has expired.
+``Deadline(None)`` never expires. A command makes its deadline the *active* one (:meth:`Deadline.active`); code far
+from the command that cannot take a deadline argument (the Storm bridge's model checking, which runs in a child
+process stopped at the deadline, :mod:`stormcf.storm.isolate`) bounds itself by :meth:`Deadline.current`.
 """
 from __future__ import annotations
 
@@ -31,10 +31,13 @@ import math
 import time
 from collections import defaultdict
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Callable, Iterator
 
 from . import interrupt
 from .errors import StormcfError, TimeLimitReached
+
+_active: ContextVar["Deadline | None"] = ContextVar("stormcf_deadline", default=None)
 
 
 class Deadline:
@@ -58,6 +61,29 @@ class Deadline:
     def of(cls, limit: "Deadline | float | None") -> "Deadline":
         """``limit`` itself when it is a deadline, else a new deadline of ``limit`` seconds (None: unlimited)."""
         return limit if isinstance(limit, Deadline) else cls(limit)
+
+    @classmethod
+    def current(cls) -> "Deadline":
+        """The active deadline (:meth:`active`), or an unlimited one when none is active."""
+        return _active.get() or cls(None)
+
+    @contextmanager
+    def active(self) -> Iterator["Deadline"]:
+        """Make this deadline the one :meth:`current` returns while the block runs (a command's whole run)."""
+        token = _active.set(self)
+        try:
+            yield self
+        finally:
+            _active.reset(token)
+
+    def until_time(self) -> float:
+        """The end as a wall-clock time (``time.time()``), for another process; ``inf`` when unlimited."""
+        return math.inf if not self.limited else time.time() + self.end - self._clock()
+
+    @classmethod
+    def until(cls, wall_time: float) -> "Deadline":
+        """The deadline that ends at the wall-clock time ``wall_time`` (from :meth:`until_time` in another process)."""
+        return cls(None) if not math.isfinite(wall_time) else cls(max(wall_time - time.time(), 1e-3))
 
     @property
     def seconds(self) -> float:
@@ -83,7 +109,14 @@ class Deadline:
 
     @property
     def expired(self) -> bool:
-        return self.interrupted or self._clock() >= self.end or (self._until is not None and self._until())
+        """Whether a search should stop: the time is up, the user asked to stop, or the sub-budget's ``until``."""
+        return self.interrupted or self.out_of_time or (self._until is not None and self._until())
+
+    @property
+    def out_of_time(self) -> bool:
+        """Whether the time is up (the user's request to stop does not count: work that must finish to report an
+        answer, such as Storm's check of it, goes on until the time is up or the second Ctrl-C)."""
+        return self._clock() >= self.end
 
     def budget(self, at_most: float | None = None, floor: float = 0.01) -> float:
         """The time limit to hand to a solver: what is left (capped by ``at_most``), at least ``floor`` seconds so
@@ -92,9 +125,10 @@ class Deadline:
         return max(left, floor)
 
     def check(self, what: str) -> None:
-        """Raise :class:`~stormcf.errors.TimeLimitReached` naming ``what`` if the deadline has passed."""
+        """Raise :class:`~stormcf.errors.TimeLimitReached` naming ``what`` if the deadline has passed
+        (:class:`~stormcf.interrupt.Interrupted` when the user asked to stop)."""
         if self.interrupted:
-            raise KeyboardInterrupt
+            raise interrupt.Interrupted
         if self.expired:
             raise TimeLimitReached(f"the time limit of {self.seconds:g} s was reached during {what}")
 

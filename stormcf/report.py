@@ -30,6 +30,7 @@ from typing import IO, Any, Callable, ClassVar, Iterator, Sequence
 
 import numpy as np
 
+from . import interrupt
 from .errors import OutputError
 from .model import ExplicitModel
 
@@ -191,6 +192,7 @@ def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
         raise OutputError(f"{out}: cannot write ({err.strerror})") from None
     os.close(fd)
     tmp = Path(name)
+    interrupt.track_path(tmp)
     try:
         yield tmp
         os.replace(tmp, target)
@@ -198,6 +200,7 @@ def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
         raise OutputError(f"{out}: cannot write ({err.strerror})") from None
     finally:
         tmp.unlink(missing_ok=True)
+        interrupt.untrack_path(tmp)
 
 
 def write_text(text: str, out: str | os.PathLike) -> None:

@@ -141,16 +141,6 @@ class Check:
         return out
 
 
-def method_text(exact: bool, prop: Property | None = None) -> str:
-    """How Storm computed a value: exactly, by sound value iteration, or (long-run averages) by its LRA solver,
-    whose precision stormpy 2.0 does not expose."""
-    if exact:
-        return "Storm, exact rational arithmetic"
-    if prop is not None and prop.path == "long_run_average":
-        return f"Storm, long-run average solver (its default relative precision {float(storm.LRA_PRECISION):g})"
-    return f"Storm, sound value iteration (relative precision {float(storm.PRECISION):g})"
-
-
 # ================================================================================================ strategies
 def induced_dtmc(strategy: Strategy) -> sp.csr_matrix:
     """P_σ = S · P, the transition matrix of the DTMC induced by σ (n x n CSR, zeros removed, indices sorted)."""
@@ -217,7 +207,7 @@ def _parsed(model: ExplicitModel, prop: Property | str) -> Property:
 
 def _at_initial_state(model: ExplicitModel, prop: Property, result: storm.CheckResult, exact: bool, subject: str,
                       seconds: float) -> Check:
-    method = method_text(exact, prop)
+    method = result.method
     s0 = model.initial_state
     if result.values is None:       # a state formula
         return Check(prop.text, float(result.holds[s0]), None, bool(result.holds[s0]), method, subject,
@@ -245,8 +235,8 @@ def check_interval_model(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups:
     done = time.perf_counter()
     info = {"uncertainty_resolution": nature.value, "states": int(len(row_groups) - 1),
             "transitions": int(lower.nnz), "check_seconds": done - checking, **(details or {})}
-    check = Check(formula, float(values[initial]), None, None, method_text(False) + f", {nature.value} nature",
-                  subject, seconds=done - start, details=info)
+    method = f"{storm.INTERVAL_VALUE_ITERATION}, {nature.value} nature"
+    check = Check(formula, float(values[initial]), None, None, method, subject, seconds=done - start, details=info)
     return check if expected is None else check.compared_with(expected, tolerance)
 
 

@@ -327,7 +327,7 @@ def test_ctrl_c_in_a_command_that_cannot_stop_early_exits_130_and_leaves_no_file
 def test_second_ctrl_c_raises_keyboard_interrupt():
     """The first SIGINT is a request to stop (analyses check it at their safe points); the second one quits."""
     from stormcf import interrupt
-    with interrupt.stop_on_interrupt(graceful=True):
+    with interrupt.command_signals(graceful=True):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
         assert interrupt.requested()
@@ -335,6 +335,6 @@ def test_second_ctrl_c_raises_keyboard_interrupt():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
     assert not interrupt.requested() and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    with interrupt.stop_on_interrupt(graceful=False), pytest.raises(KeyboardInterrupt):
+    with interrupt.command_signals(graceful=False), pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)

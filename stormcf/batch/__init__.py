@@ -1,13 +1,14 @@
 """Batches: many observed paths, strategies, agents or instances against one model, with one model build per batch
 (per worker), results in input order, serially or in parallel with joblib (loky processes here, Dask on a cluster).
 
-Example (Python API)::
+Any registered analysis (:mod:`stormcf.analysis`) runs as a batch. Example (Python API)::
 
-    from stormcf.batch import ModelFile, icfmdp_task, read_jsonl, run_batch
+    from stormcf.batch import ModelFile, read_jsonl, run_batch
+    from stormcf.icfmdp.task import IntervalCounterfactualMDP
 
     source = ModelFile("prism_models/sepsis.prism")
-    task = icfmdp_task(reward="r")
-    for outcome in run_batch(source, task, read_jsonl("paths.jsonl"), workers=2):
+    analysis = IntervalCounterfactualMDP(reward="r")
+    for outcome in run_batch(source, analysis, read_jsonl("paths.jsonl"), workers=2):
         print(outcome.index, outcome.status, outcome.document.get("worst_case_value"))
 
 On a Dask cluster, the same with joblib's configuration::
@@ -16,13 +17,10 @@ On a Dask cluster, the same with joblib's configuration::
     from joblib import parallel_config
 
     with Client("tcp://scheduler:8786"), parallel_config(backend="dask"):
-        outcomes = list(run_batch(source, task, items))
+        outcomes = list(run_batch(source, analysis, items))
 """
-from .run import (BatchSummary, Item, ItemError, ModelFile, Outcome, Source, Task, backend, read_jsonl, run_batch,
-                  run_item, shared)
-from .tasks import (COLUMNS, InstanceFile, RecourseData, check_task, counterfactual_task, explain_task, icfmdp_task,
-                    recourse_task, setcover_task, strategy_items)
+from .run import (BatchSummary, Item, ItemError, ModelFile, Outcome, Source, backend, read_jsonl, run_batch, run_item,
+                  shared)
 
-__all__ = ["BatchSummary", "COLUMNS", "InstanceFile", "Item", "ItemError", "ModelFile", "Outcome", "RecourseData",
-           "Source", "Task", "backend", "check_task", "counterfactual_task", "explain_task", "icfmdp_task",
-           "read_jsonl", "recourse_task", "run_batch", "run_item", "setcover_task", "shared", "strategy_items"]
+__all__ = ["BatchSummary", "Item", "ItemError", "ModelFile", "Outcome", "Source", "backend", "read_jsonl",
+           "run_batch", "run_item", "shared"]

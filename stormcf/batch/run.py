@@ -6,13 +6,17 @@ A batch has
   instance file, a recourse data set): a small picklable recipe whose ``load()`` builds the shared object;
 - **items** (:class:`Item`): one observed path, strategy, agent or instance each, as JSON data, with where it came
   from (``paths.jsonl:3``);
-- a **task** (:class:`Task`): ``task(shared, data, where)`` returns the item's result (a
-  :class:`~stormcf.report.Report`); :mod:`stormcf.batch.tasks` has the one of every command.
+- an **analysis** (:class:`~stormcf.analysis.Analysis` with its settings): ``analysis(shared, data, where, deadline)``
+  returns the item's result (a :class:`~stormcf.report.Report`), and the cells of the summary table come from it.
 
 :func:`run_batch` yields one :class:`Outcome` per item, in input order: the item's JSON document (the command's
 envelope of ``docs/json.md`` plus the key ``batch``), or, when the item fails, a document with status ``error`` and the
 key ``error`` saying why. A bad item never stops the batch; a bad source does (its error is raised, before or
 instead of any item).
+
+One deadline bounds the whole batch (``deadline``: the active one by default); each item may also have a budget of
+its own (``item_seconds``). An item that has not started when the deadline passes gets status ``timeout`` without
+running.
 
 Parallelism is joblib's: ``workers=N`` runs N loky processes; ``workers=None`` follows joblib's active
 ``parallel_config`` (e.g. ``backend="dask"`` on a ``distributed.Client``), and outside one runs serially in this
@@ -23,17 +27,21 @@ thread-safe), so Dask workers are best started with one thread each (``--nthread
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from joblib import Parallel, delayed, parallel_config
 
-from ..errors import OptionError, StormcfError
+from ..analysis import Analysis
+from ..deadline import Deadline
+from ..errors import OptionError, StormcfError, TimeLimitReached
 from ..examples import parse_json, read_text
+from ..interrupt import Interrupted
 from ..model import ExplicitModel
 from ..report import Report, to_json_data
 from ..storm import load_model
@@ -84,26 +92,15 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Task:
-    """``solve(shared, data, where, **options)`` of one command, as a picklable callable (``solve`` must be a
-    module-level function)."""
-
-    command: str
-    solve: Callable[..., Report]
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def __call__(self, shared: Any, data: Any, where: str) -> Report:
-        return self.solve(shared, data, where, **self.options)
-
-
-@dataclass(frozen=True)
 class Outcome:
-    """The result of one item: its JSON document (plain JSON data) and the seconds it took."""
+    """The result of one item: its JSON document (plain JSON data), the cells of its row in the summary table (read
+    from the result object by the analysis) and the seconds it took."""
 
     index: int
     where: str
     document: dict[str, Any]
     seconds: float
+    cells: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -116,7 +113,8 @@ class Outcome:
 
 @dataclass(frozen=True, eq=False)
 class ItemError(Report):
-    """A failed item (status ``error``): what went wrong, in one line. ``internal`` is False for bad input (a
+    """A failed item (status ``error``; ``timeout`` or ``interrupted`` when it had no answer when the time ran out
+    or the user stopped it): what went wrong, in one line. ``internal`` is False for bad input (a
     :class:`~stormcf.errors.StormcfError`), True for anything else (a bug, or Storm refusing a computed value)."""
 
     command: str = ""
@@ -124,7 +122,7 @@ class ItemError(Report):
     error_type: str = "StormcfError"
     internal: bool = False
     model: ExplicitModel | None = None
-    status = "error"
+    status: str = "error"
     checks: Sequence[Any] = ()
     timings: Mapping[str, float] = field(default_factory=dict)
 
@@ -181,25 +179,41 @@ def _forget(source: Source) -> None:
 
 
 # ================================================================================================ running
-def run_item(source: Source, task: Task, item: Item) -> Outcome:
-    """One item in this process (what a worker runs): the task's document, or an ``error`` document."""
+def run_item(source: Source, analysis: Analysis, item: Item, until: float = math.inf,
+             item_seconds: float | None = None) -> Outcome:
+    """One item in this process (what a worker runs): the analysis's document, or an ``error`` document; ``until``
+    is the batch's deadline as a wall-clock time (:meth:`~stormcf.deadline.Deadline.until_time`), ``item_seconds``
+    the item's own budget."""
     with _LOCK:
-        common = shared(source)                 # a bad source raises: the whole batch fails
+        deadline = Deadline.until(until)
+        if item_seconds is not None:
+            deadline = deadline.sub(seconds=item_seconds)
         start = time.perf_counter()
-        model = common if isinstance(common, ExplicitModel) else None
-        if item.error is not None:
-            result: Report = ItemError(task.command, item.error, "InputError", False, model)
-        else:
-            try:
-                result = task(common, item.content, item.where)
-            except StormcfError as err:
-                result = ItemError(task.command, str(err), type(err).__name__, False, model)
-            except Exception as err:            # an internal error in one item: reported, the batch goes on
-                result = ItemError(task.command, f"internal error: {type(err).__name__}: {err}",
-                                   type(err).__name__, True, model)
+        cells: Mapping[str, Any] = {}
+        with deadline.active():
+            common = shared(source)             # a bad source raises: the whole batch fails
+            model = common if isinstance(common, ExplicitModel) else None
+            if item.error is not None:
+                result: Report = ItemError(analysis.command, item.error, "InputError", False, model)
+            elif deadline.expired and not deadline.interrupted:
+                result = ItemError(analysis.command, "not started: the time limit ran out", "TimeLimitReached",
+                                   False, model, status="timeout")
+            else:
+                try:
+                    result = analysis(common, item.content, item.where, deadline)
+                    cells = analysis.cells(result)
+                except (TimeLimitReached, Interrupted) as err:
+                    why = str(err) or "stopped at the user's request"
+                    result = ItemError(analysis.command, why, type(err).__name__, False, model, status="timeout"
+                                       if isinstance(err, TimeLimitReached) else "interrupted")
+                except StormcfError as err:
+                    result = ItemError(analysis.command, str(err), type(err).__name__, False, model)
+                except Exception as err:            # an internal error in one item: reported, the batch goes on
+                    result = ItemError(analysis.command, f"internal error: {type(err).__name__}: {err}",
+                                       type(err).__name__, True, model)
         document = to_json_data(result.to_dict())
         seconds = time.perf_counter() - start
-    return Outcome(item.index, item.where, _with_batch_key(document, item), seconds)
+    return Outcome(item.index, item.where, _with_batch_key(document, item), seconds, cells)
 
 
 def _with_batch_key(document: dict[str, Any], item: Item) -> dict[str, Any]:
@@ -212,14 +226,16 @@ def _with_batch_key(document: dict[str, Any], item: Item) -> dict[str, Any]:
     return out
 
 
-def run_batch(source: Source, task: Task, items: Iterable[Item], workers: int | None = None) -> Iterator[Outcome]:
-    """Every item through ``task``, yielded in input order as soon as it is done (module docs).
+def run_batch(source: Source, analysis: Analysis, items: Iterable[Item], workers: int | None = None,
+              deadline: Deadline | None = None, item_seconds: float | None = None) -> Iterator[Outcome]:
+    """Every item through ``analysis``, yielded in input order as soon as it is done (module docs).
 
     ``workers``: 1 runs serially in this process; N > 1 runs N joblib workers of the active backend (loky processes
     by default); -1 one per CPU (or per Dask worker thread); ``None`` follows joblib's active ``parallel_config``
-    (serial outside one).
+    (serial outside one). ``deadline`` (default: the active one) bounds the whole batch, ``item_seconds`` each item.
     """
-    jobs = (delayed(run_item)(source, task, item) for item in items)
+    until = (deadline if deadline is not None else Deadline.current()).until_time()
+    jobs = (delayed(run_item)(source, analysis, item, until, item_seconds) for item in items)
     try:
         yield from Parallel(n_jobs=workers, return_as="generator")(jobs)
     finally:
@@ -253,16 +269,13 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
 
 
 # ================================================================================================ summary
-#: per command, the columns of the summary table: heading -> the cell's value taken from an item's document
-Columns = Mapping[str, Callable[[Mapping[str, Any]], Any]]
-
-
 @dataclass
 class BatchSummary:
     """What a batch run did, for the table and the exit code: one row per item, the statuses, the wall time (and,
-    ``with_model``, the model line of the first document that has one)."""
+    ``with_model``, the model line of the first document that has one). ``columns`` are the headings of the
+    analysis's own columns (:attr:`~stormcf.analysis.Analysis.columns`)."""
 
-    columns: Columns
+    columns: Sequence[str]
     with_model: bool = True
     rows: list[list[str]] = field(default_factory=list)
     statuses: dict[str, int] = field(default_factory=dict)
@@ -282,10 +295,10 @@ class BatchSummary:
         self.statuses[outcome.status] = self.statuses.get(outcome.status, 0) + 1
         if self.with_model and self.model is None and doc.get("model"):
             self.model = doc["model"]
-        if outcome.failed:
+        if "error" in doc:
             cells = [doc["error"]["message"]]
         else:
-            cells = [_cell(column(doc)) for column in self.columns.values()]
+            cells = [_cell(outcome.cells.get(heading)) for heading in self.columns]
         self.rows.append([str(outcome.index), outcome.where, outcome.status] + cells + [f"{outcome.seconds:.3g}"])
 
     def text(self, parallel: str = "serial") -> str:

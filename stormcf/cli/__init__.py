@@ -1,32 +1,37 @@
 """The ``stormcf`` command line: a thin layer over the Python API.
 
+Every module of this package except ``common`` is one subcommand with ``register(subparsers)``; new modules are
+found by themselves. Every command gets ``-q``/``-v`` and ``--time-limit`` (one :class:`~stormcf.deadline.Deadline`
+for the whole command, made the active one), and runs under :func:`stormcf.interrupt.command_signals`.
+
 Exit codes (:data:`EXIT_CODES`): 0 success, 2 bad input (one line on stderr naming the problem), 1 internal error,
-3 a violated property with ``check --fail-if-violated``, 130 interrupted (Ctrl-C twice), 143 terminated (SIGTERM).
+3 a violated property with ``check --fail-if-violated``, 4 a batch item failed, 5 the time limit ran out before
+there was an answer, 130 interrupted, 143 terminated.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
 import os
-import signal
+import pkgutil
 import sys
-import threading
 import traceback
 import warnings
 from importlib import import_module
 
 from .. import console, interrupt
-from ..errors import StormcfError
+from ..deadline import Deadline
+from ..errors import StormcfError, TimeLimitReached
 from ..limits import out_of_memory_message
-from .common import add_console_arguments, check_outputs
+from .common import TIMEOUT, add_console_arguments, check_outputs
 
-EXIT_CODES = """exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
+EXIT_CODES = f"""exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
 running out of memory; 1 internal error (including Storm not confirming a computed value); 3 check
---fail-if-violated and a bounded property does not hold; 130 interrupted; 143 terminated"""
+--fail-if-violated and a bounded property does not hold; 4 a batch item failed (wins over 5 and 3); {TIMEOUT} the
+time limit ran out before there was an answer (status timeout); 130 interrupted; 143 terminated"""
 
-#: subcommand modules of stormcf.cli; each has ``register(subparsers)``
-COMMANDS = ("info", "check", "strategy", "strategy_file", "simulate", "icfmdp", "explain_path", "recourse", "setcover",
-            "setcover_learn", "setcover_evaluate", "demo", "learn", "demo_learn")
+#: seconds, and share of the time limit, that a command may run past its limit before it is stopped from outside
+OVERRUN_SECONDS, OVERRUN_SHARE = 2.0, 0.03
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,13 +42,18 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def commands() -> list[str]:
+    """The subcommand modules of this package."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name != "common")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="stormcf", description="Counterfactual explanations for MDPs, checked by Storm.",
-                     epilog=EXIT_CODES)
+                     epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in COMMANDS:
+    for name in commands():
         import_module(f"{__name__}.{name}").register(sub)
     for command in set(sub.choices.values()):
         add_console_arguments(command)
@@ -55,14 +65,6 @@ def _version() -> str:
     return f"stormcf {__version__}"
 
 
-class Terminated(BaseException):
-    """SIGTERM, turned into an exception so that temporary files are removed on the way out."""
-
-
-def _terminate(signum, frame) -> None:
-    raise Terminated()
-
-
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -70,15 +72,30 @@ def main(argv: list[str] | None = None) -> int:
         return int(done.code or 0)
     console.set_verbosity(args.verbosity)
     show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
-    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
-    try:
-        with console.native_output(show_native), warnings.catch_warnings():
-            if not show_native:                   # libraries' warnings are solver chatter too, unless -v
-                warnings.simplefilter("ignore")
-            return _run(args)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+    deadline = Deadline(args.time_limit)
+    with interrupt.command_signals(getattr(args, "stoppable", False)):
+        try:
+            with console.native_output(show_native), warnings.catch_warnings(), deadline.active(), \
+                    interrupt.stop_after(_hard_limit(deadline), TIMEOUT, _overrun_message(deadline)):
+                if not show_native:               # libraries' warnings are solver chatter too, unless -v
+                    warnings.simplefilter("ignore")
+                return _run(args)
+        except interrupt.Terminated:              # also while an error was being reported
+            return _fail("terminated", interrupt.TERMINATED_EXIT)
+        except KeyboardInterrupt:
+            return _fail("interrupted", interrupt.INTERRUPTED_EXIT)
+
+
+def _hard_limit(deadline: Deadline) -> float | None:
+    """Seconds from now after which the command is stopped from outside (analyses stop at their deadline; this is
+    the guarantee for a phase that cannot check it)."""
+    if not deadline.limited:
+        return None
+    return deadline.remaining() + max(OVERRUN_SECONDS, OVERRUN_SHARE * deadline.seconds)
+
+
+def _overrun_message(deadline: Deadline) -> str:
+    return f"timeout: the time limit of {deadline.seconds:g} s ran out; stopped without an answer"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -87,35 +104,38 @@ def _run(args: argparse.Namespace) -> int:
         check_outputs(args)
         args.result_stream = sys.stdout           # with --json -, the JSON document alone goes there
         json_on_stdout = getattr(args, "json", None) == "-"
-        with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else _nothing(), \
-                interrupt.stop_on_interrupt(getattr(args, "stoppable", False)):
+        with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else contextlib.nullcontext():
             return int(args.run(args) or 0)
+    except TimeLimitReached as err:
+        return _timeout(args, err)
     except StormcfError as err:
         return _fail(f"error: {err}", 2)
     except MemoryError as err:
         return _fail(f"error: {out_of_memory_message(err)}", 2)
+    except interrupt.Terminated:
+        raise
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
-    except Terminated:
-        return _fail("terminated", 143)
+        raise
     except Exception as err:   # an internal error: say so, keep the traceback for STORMCF_DEBUG=1
         if os.environ.get("STORMCF_DEBUG"):
             traceback.print_exc()
         return _fail(f"internal error: {type(err).__name__}: {err} (set STORMCF_DEBUG=1 for the traceback)", 1)
 
 
+def _timeout(args: argparse.Namespace, err: TimeLimitReached) -> int:
+    """The time ran out before there was an answer: one line, and with ``--json`` a document of status timeout."""
+    out = getattr(args, "json", None)
+    if out:
+        from ..batch import ItemError
+        from ..report import write_json
+        document = ItemError(args.command, str(err), "TimeLimitReached", status="timeout").to_dict()
+        write_json(document, out, stream=getattr(args, "result_stream", None))
+    return _fail(f"timeout: {err}", TIMEOUT)
+
+
 def _fail(message: str, code: int) -> int:
     print(f"stormcf: {message}", file=sys.stderr)
     return code
-
-
-@contextlib.contextmanager
-def _nothing():
-    yield
-
-
-def _main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":

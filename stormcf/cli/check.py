@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import check_task, read_jsonl
+from ..batch import read_jsonl
 from ..errors import PropertyError, StrategyError
 from ..examples import read_json
 from ..modelcheck import read_properties
+from ..modelcheck.task import PropertyCheck
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
                      model_file, model_from_args, require_single, run_batch_command)
 
@@ -41,14 +42,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.prop and not args.props:
         raise PropertyError("no property given: use --prop PCTL (repeatable) or --props FILE")
-    task = check_task(list(args.prop) + (read_properties(args.props) if args.props else []), args.exact)
+    analysis = PropertyCheck(properties=list(args.prop) + (read_properties(args.props) if args.props else []),
+                             exact=args.exact)
     if args.strategies:
-        summary = run_batch_command(args, model_file(args), task, read_jsonl(args.strategies, StrategyError))
+        summary = run_batch_command(args, model_file(args), analysis, read_jsonl(args.strategies, StrategyError))
         violated = args.fail_if_violated and summary.statuses.get("violated", 0) > 0
         return batch_exit_code(summary) or (VIOLATED if violated else 0)
     require_single(args, "--strategies")
     model = model_from_args(args)
     strategy = read_json(args.strategy, StrategyError) if args.strategy else None
-    result = task(model, strategy, args.strategy)
+    result = analysis(model, strategy, args.strategy)
     emit(result, args)
     return VIOLATED if args.fail_if_violated and result.status == "violated" else 0

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .. import console
-from ..batch import COLUMNS, BatchSummary, Item, ModelFile, Source, Task, backend, read_jsonl, run_batch
+from ..analysis import Analysis
+from ..batch import BatchSummary, Item, ModelFile, Source, backend, read_jsonl, run_batch
+from ..deadline import Deadline
 from ..errors import OptionError, OutputError, PathError
 from ..examples import read_json
 from ..model import ExplicitModel
@@ -18,6 +20,8 @@ from ..report import Report, json_lines, write_json
 
 #: exit code of a batch in which some item failed (its document has status "error" and says why)
 ITEMS_FAILED = 4
+#: exit code of a command whose time limit ran out before it had an answer (status "timeout")
+TIMEOUT = 5
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -62,8 +66,13 @@ def add_plot_argument(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def add_console_arguments(parser: argparse.ArgumentParser) -> None:
-    """-q/-v of every command."""
+    """-q/-v and --time-limit of every command (a command's default limit is its ``time_limit`` default, or none)."""
     group = parser.add_argument_group("console")
+    limit = parser.get_default("time_limit")
+    group.add_argument("--time-limit", type=seconds, default=limit, metavar="SECONDS",
+                       help="for the whole command: loading, Storm, every solve, training and check (default: "
+                            + (f"{limit:g})" if limit else "none)") + "; with an answer in time, the best checked one "
+                            f"so far, else status timeout and exit code {TIMEOUT}")
     loudness = group.add_mutually_exclusive_group()
     loudness.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=console.QUIET,
                           default=console.NORMAL, help="no progress bars")
@@ -144,6 +153,17 @@ def model_line(model: ExplicitModel) -> str:
             f"{model.n_transitions} transitions ({int(model.decision_states.sum())} decision states)")
 
 
+def seconds(text: str) -> float:
+    """A time limit: a positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+    return value
+
+
 def positive_int(text: str) -> int:
     return _bounded_int(text, 1, "a positive integer")
 
@@ -174,23 +194,26 @@ def add_batch_arguments(parser: argparse.ArgumentParser, inputs: str) -> None:
                        help="loky: processes on this machine (default); dask: the cluster at --scheduler")
     group.add_argument("--scheduler", metavar="ADDRESS", default=None,
                        help="address of a running Dask scheduler (with --backend dask), e.g. tcp://host:8786")
+    group.add_argument("--item-time-limit", type=seconds, default=None, metavar="SECONDS",
+                       help="each item's own limit (--time-limit bounds the whole batch)")
 
 
 def require_single(args: argparse.Namespace, inputs: str) -> None:
     """Refuse batch options on a single input."""
-    if args.workers is not None or args.backend != "loky" or args.scheduler is not None:
-        raise OptionError(f"--workers, --backend and --scheduler apply to batches ({inputs})")
+    if args.workers is not None or args.backend != "loky" or args.scheduler is not None or args.item_time_limit:
+        raise OptionError(f"--workers, --backend, --scheduler and --item-time-limit apply to batches ({inputs})")
 
 
-def run_batch_command(args: argparse.Namespace, source: Source, task: Task, items: Sequence[Item]) -> BatchSummary:
+def run_batch_command(args: argparse.Namespace, source: Source, analysis: Analysis,
+                      items: Sequence[Item]) -> BatchSummary:
     """Run a batch: its documents as JSON lines to ``--json OUT`` (``-``: stdout, which then holds only them) and the
     summary table on stdout. Returns the summary (statuses, failures) for the exit code."""
-    summary = BatchSummary(COLUMNS[task.command], with_model=isinstance(source, ModelFile))
+    summary = BatchSummary(list(analysis.columns), with_model=isinstance(source, ModelFile))
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
     start = time.perf_counter()
     output = json_lines(args.json, args.result_stream) if args.json else contextlib.nullcontext(lambda document: None)
     with backend(args.backend, workers, args.scheduler), output as write:
-        for outcome in run_batch(source, task, items, workers):
+        for outcome in run_batch(source, analysis, items, workers, Deadline.current(), args.item_time_limit):
             write(outcome.document)
             summary.add(outcome)
     summary.seconds = time.perf_counter() - start
@@ -201,19 +224,35 @@ def run_batch_command(args: argparse.Namespace, source: Source, task: Task, item
     return summary
 
 
-def run_on_paths(args: argparse.Namespace, task: Task, plot: Callable[[Report, str], str] | None = None) -> int:
+def run_on_paths(args: argparse.Namespace, analysis: Analysis,
+                 plot: Callable[[Report, str], str] | None = None) -> int:
     """A command on observed paths: one (``--path``: the result, with ``--plot``) or a batch (``--paths``)."""
     if args.paths:
         if args.plot:
             raise OptionError("--plot draws one analysis; it does not apply to --paths")
-        return batch_exit_code(run_batch_command(args, model_file(args), task, read_jsonl(args.paths, PathError)))
+        return batch_exit_code(run_batch_command(args, model_file(args), analysis, read_jsonl(args.paths, PathError)))
     require_single(args, "--paths")
-    emit(task(model_from_args(args), read_json(args.path, PathError), args.path), args, plot=plot)
-    return 0
+    return run_single(args, analysis, model_from_args(args), read_json(args.path, PathError), args.path, plot)
+
+
+def run_single(args: argparse.Namespace, analysis: Analysis, shared, data, where: str | None,
+               plot: Callable[[Report, str], str] | None = None) -> int:
+    """One item of an analysis: the result shown (:func:`emit`) and its exit code (:func:`status_exit_code`)."""
+    result = analysis(shared, data, where)
+    emit(result, args, plot=plot)
+    return status_exit_code(result)
+
+
+def status_exit_code(result: Report) -> int:
+    """:data:`TIMEOUT` when the time ran out before there was an answer, else 0."""
+    return TIMEOUT if result.status == "timeout" else 0
 
 
 def batch_exit_code(summary: BatchSummary) -> int:
-    return ITEMS_FAILED if summary.failed else 0
+    """:data:`ITEMS_FAILED` when an item failed, :data:`TIMEOUT` when one ran out of time, else 0."""
+    if summary.failed:
+        return ITEMS_FAILED
+    return TIMEOUT if summary.statuses.get("timeout") else 0
 
 
 def _parallelism(args: argparse.Namespace) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import icfmdp_task
 from ..counterfactual_mdp import ESTIMATORS
-from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS
+from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS, ICFMDPSettings
+from ..icfmdp.task import IntervalCounterfactualMDP
 from ..modes import Optimization
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
                      positive_int, run_on_paths)
@@ -41,11 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    task = icfmdp_task(reward=args.reward, optimization=Optimization.MINIMIZE if args.minimize else
-                       Optimization.MAXIMIZE, assumptions=args.assumptions, bounds=args.bounds,
-                       optimistic=args.optimistic, baseline=args.baseline, estimator=args.estimator,
-                       samples=args.mc_samples, seed=args.seed)
-    return run_on_paths(args, task, plot=_plot)
+    method = ICFMDPSettings(bounds=args.bounds, optimistic=args.optimistic, baseline=args.baseline,
+                            estimator=args.estimator, samples=args.mc_samples, seed=args.seed)
+    analysis = IntervalCounterfactualMDP(reward=args.reward, optimization=Optimization.MINIMIZE if args.minimize
+                                         else Optimization.MAXIMIZE, assumptions=args.assumptions, method=method)
+    return run_on_paths(args, analysis, plot=_plot)
 
 
 def _plot(result, out: str) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 import argparse
 
 from ..errors import LearnError
-from ..learn import LearnProblem, learn_mdp, read_log
 from ..learn.problem import LEARNERS
-from .common import add_json_argument, add_output_argument, emit
+from ..learn.task import LogFile, ModelLearning
+from .common import add_json_argument, add_output_argument, run_single
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,14 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     actions = _names(args.actions) if args.actions is not None else None
-    log = read_log(args.log, actions)
-    problem = LearnProblem(log, alpha=_alpha(args.alpha), labels=dict(_label(x) for x in args.label),
-                           final_only=frozenset(_names(args.final_only)) if args.final_only else frozenset(),
-                           rewards=dict(_reward(x) for x in args.reward), laplace=args.laplace,
-                           learner=args.learner, model_path=args.out, strategy_path=args.strategy_out,
-                           drn_path=args.drn_out, properties=args.prop)
-    emit(learn_mdp(problem), args)
-    return 0
+    analysis = ModelLearning(alpha=_alpha(args.alpha), labels=dict(_label(x) for x in args.label),
+                             final_only=frozenset(_names(args.final_only)) if args.final_only else frozenset(),
+                             rewards=dict(_reward(x) for x in args.reward), laplace=args.laplace,
+                             learner=args.learner, model_path=args.out, strategy_path=args.strategy_out,
+                             drn_path=args.drn_out, properties=tuple(args.prop))
+    return run_single(args, analysis, LogFile(args.log, actions).load(), None, args.log)
 
 
 def _names(text: str) -> list[str]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import RecourseData, read_jsonl, recourse_task
+from ..batch import read_jsonl
 from ..errors import OptionError, RecourseError
-from ..recourse import BRKGASettings, PrismRecourse, solve_recourse
+from ..recourse import BRKGASettings, PrismRecourse
 from ..recourse.datasets import DATASETS
 from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
+from ..recourse.task import RecourseData, SequentialRecourse
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, batch_exit_code,
-                     emit, model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
+                     model_from_args, non_negative_int, positive_int, require_single, run_batch_command, run_single)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,31 +62,30 @@ def _dataset(args: argparse.Namespace) -> RecourseData:
                         rounding=AUTHORS_ROUNDING if args.authors_rounding else Rounding(), grid=args.grid)
 
 
-def _problem(args: argparse.Namespace):
+def _shared(args: argparse.Namespace):
+    """What the instance is read against: the data set's problems (instance -> problem), or the PRISM front."""
     if (args.model is None) == (args.dataset is None):
         raise RecourseError("give either a PRISM MODEL (with --target and --cost) or --dataset adult|german")
     if args.dataset is not None:
-        return _dataset(args).problem(args.instance)
+        return _dataset(args).load()
     if args.target is None or args.cost is None:
         raise RecourseError(f"{args.model}: the PRISM front needs --target LABEL and --cost REWARD")
     return PrismRecourse(model_from_args(args), args.target, args.cost, args.effort, args.objectives, args.threshold)
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
+    ga = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
+    analysis = SequentialRecourse(ga=ga, exact=not args.no_exact, achievable=args.storm_front)
     if args.instances:
         if args.dataset is None or args.model is not None:
             raise RecourseError("--instances lists instances of a data set (--dataset adult|german); the PRISM "
                                 "front's instance is its model's initial state")
         if args.plot:
             raise OptionError("--plot draws one front; it does not apply to --instances")
-        task = recourse_task(settings, exact=not args.no_exact, achievable=args.storm_front)
-        return batch_exit_code(run_batch_command(args, _dataset(args), task,
+        return batch_exit_code(run_batch_command(args, _dataset(args), analysis,
                                                  read_jsonl(args.instances, RecourseError)))
     require_single(args, "--instances")
-    result = solve_recourse(_problem(args), settings, exact=not args.no_exact, achievable=args.storm_front)
-    emit(result, args, plot=_plot)
-    return 0
+    return run_single(args, analysis, _shared(args), args.instance, "--instance", plot=_plot)
 
 
 def _plot(result, out: str) -> str:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import InstanceFile, read_jsonl, setcover_task
+from ..batch import read_jsonl
 from ..errors import StateError
 from ..setcover import DEFAULT_METHOD, METHODS
-from .common import add_batch_arguments, add_json_argument, batch_exit_code, emit, require_single, run_batch_command
+from ..setcover.task import InstanceFile, SetCoverExplanation
+from .common import (add_batch_arguments, add_json_argument, batch_exit_code, require_single, run_batch_command,
+                     run_single)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,9 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    source, task = InstanceFile(args.instance), setcover_task(args.method, args.group)
+    source, analysis = InstanceFile(args.instance), SetCoverExplanation(method=args.method, group=args.group)
     if args.agents:
-        return batch_exit_code(run_batch_command(args, source, task, read_jsonl(args.agents, StateError)))
+        return batch_exit_code(run_batch_command(args, source, analysis, read_jsonl(args.agents, StateError)))
     require_single(args, "--agents")
-    emit(task(source.load(), args.agent, "--agent"), args)
-    return 0
+    return run_single(args, analysis, source.load(), args.agent, "--agent")

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import Item, counterfactual_task, read_jsonl, strategy_items
+from ..batch import Item, read_jsonl
 from ..counterfactual import to_dot
 from ..counterfactual.solve import SOLVERS
-from ..deadline import Deadline
+from ..counterfactual.task import CounterfactualStrategies, strategy_items
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
 from ..report import write_text
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_output_argument,
                      add_plot_argument, batch_exit_code, emit, model_file, model_from_args, positive_int,
-                     require_single, run_batch_command)
+                     require_single, run_batch_command, status_exit_code)
+
+#: the default time limit of ``strategy`` (seconds): the MIQCQP is an anytime search with no natural end
+TIME_LIMIT = 600.0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,9 +37,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                          help="only states satisfying this label or PRISM expression may change")
     p.add_argument("--solver", choices=SOLVERS, default="auto",
                    help="auto (exact special cases, else Gurobi, else SCIP), gurobi, scip, highs")
-    p.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS",
-                   help="for the whole command: loading, Storm's pre-analysis and checks, every solve (default 600); "
-                        "in a batch, for each item")
     p.add_argument("--diverse", type=positive_int, default=1, metavar="N", help="compute N diverse counterfactuals")
     p.add_argument("--diversity-weight", type=float, default=2.0, metavar="LAMBDA", help="λ (default 2)")
     p.add_argument("--epsilon", type=float, default=None, metavar="E",
@@ -46,31 +46,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_output_argument(p, "--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
     add_plot_argument(p, "draw the changed probabilities, σ beside σ*")
     add_batch_arguments(p, "--strategies or several --prop")
-    p.set_defaults(run=run, stoppable=True)            # Ctrl-C: the best strategy Storm accepted so far
+    p.set_defaults(run=run, stoppable=True, time_limit=TIME_LIMIT)   # Ctrl-C: the best strategy Storm accepted
 
 
 def run(args: argparse.Namespace) -> int:
     batch = bool(args.strategies) or len(args.prop) > 1
-    deadline = Deadline(args.time_limit)      # starts before the model is loaded (a batch: each item its own)
-    task = counterfactual_task(
+    analysis = CounterfactualStrategies(
         weights=args.weights, epsilon=args.epsilon, controllable_states=args.controllable_states,
         controllable_actions=args.controllable_actions.split(",") if args.controllable_actions is not None else None,
-        diverse=args.diverse, diversity_weight=args.diversity_weight, solver=args.solver,
-        time_limit=args.time_limit if batch else deadline, exact=args.exact)
+        diverse=args.diverse, diversity_weight=args.diversity_weight, solver=args.solver, exact=args.exact)
     if batch:
         if args.dot or args.plot:
             raise OptionError("--dot and --plot draw one counterfactual; they do not apply to a batch")
         strategies = (read_jsonl(args.strategies, StrategyError) if args.strategies
                       else [Item(0, args.strategy, read_json(args.strategy, StrategyError))])
         items = strategy_items(strategies, args.prop)
-        return batch_exit_code(run_batch_command(args, model_file(args), task, items))
+        return batch_exit_code(run_batch_command(args, model_file(args), analysis, items))
     require_single(args, "--strategies or several --prop")
     data = {"strategy": read_json(args.strategy, StrategyError), "property": args.prop[0]}
-    result = task(model_from_args(args), data, args.strategy)
+    result = analysis(model_from_args(args), data, args.strategy)
     emit(result, args, plot=_plot)
     if args.dot:
         write_text(to_dot(result), args.dot)
-    return 0
+    return status_exit_code(result)
 
 
 def _plot(result, out: str) -> str:

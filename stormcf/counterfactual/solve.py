@@ -26,6 +26,7 @@ import numpy as np
 from ..deadline import Deadline
 from ..distance import strategy_distance
 from ..errors import SolverError, TimeLimitReached
+from ..interrupt import Interrupted
 from ..reachability import can_reach
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
@@ -83,8 +84,12 @@ class _Run:
         own = float(evaluate(self.enc, probs)[self.enc.s0])
         expected = 1.0 - own if self.pre.complemented else own
         strategy = self.strategy_of(probs)
-        check = check_strategy(strategy, self.problem.property, expected=expected,
-                               tolerance=AGREEMENT * abs(expected) + 1e-10)
+        try:
+            check = check_strategy(strategy, self.problem.property, expected=expected,
+                                   tolerance=AGREEMENT * abs(expected) + 1e-10)
+        except (TimeLimitReached, Interrupted):      # the deadline (or Ctrl-C) stopped Storm's check: no candidate
+            self.note(f"{source}: the time limit ended Storm's check of a strategy before it finished")
+            return None
         if check.agrees is False:
             self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
         return self.adopt(probs, source, check)
@@ -228,7 +233,7 @@ class _Run:
         best = self.exact_best() if self.exact else cert.best
         if best is None:
             if self.deadline.interrupted:
-                raise KeyboardInterrupt
+                raise Interrupted
             return self.result("timeout", None, reason)
         gap = cert.gap(best)
         optimal = gap is not None and gap <= GAP and not self.disagreements
@@ -242,9 +247,14 @@ class _Run:
         probabilities cut to :data:`EXACT_DECIMALS` decimals when Storm accepts that (see :meth:`short_decimals`)."""
         for c in sorted(self.certificate.candidates, key=lambda c: (c.weighted, c.distance.dinf)):
             c = self.short_decimals(c) or c
-            with self.deadline.phase("exact check"):
-                c.exact = check_strategy(c.strategy, self.problem.property, exact=True,
-                                         expected=c.check.value, tolerance=1e-8)
+            try:
+                with self.deadline.phase("exact check"):
+                    c.exact = check_strategy(c.strategy, self.problem.property, exact=True,
+                                             expected=c.check.value, tolerance=1e-8)
+            except (TimeLimitReached, Interrupted):
+                self.note("the time limit ended the exact check before it finished: the answer is checked in "
+                          "floating point only")
+                return c
             if c.exact.holds:
                 return c
             self.note(f"the strategy of {c.source} holds in floating point but not in exact arithmetic "

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..counterfactual_mdp import (CounterfactualMDP, Policy, UnrolledModel, evaluate, gumbel_cfmdp, occupancy,
                                   optimal_policy, sample_paths, unroll)
+from ..deadline import Deadline
 from ..limits import require_memory
 from ..modes import Nature
 from .baselines import BASELINES, baseline_policy
@@ -49,7 +50,8 @@ def unrolled_model(problem: ExplanationProblem, cfmdp: CounterfactualMDP, k: int
 
 
 def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanation_seed: int | None = None,
-                 verify: bool = True, cross_check: bool = False, baselines: bool = False) -> ExplanationResult:
+                 verify: bool = True, cross_check: bool = False, baselines: bool = False,
+                 deadline: Deadline | None = None) -> ExplanationResult:
     """Solve a k-change explanation problem.
 
     Args:
@@ -59,7 +61,10 @@ def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanat
         verify: re-check the policy's value for budget k with Storm (the reported ``value`` is then Storm's).
         cross_check: also compare Storm's optimum of the unrolled model with the DP for every k' <= k_max (O8).
         baselines: evaluate the random, greedy and noisy-greedy baselines (App. D) for budget k.
+        deadline: bounds it all (default: the active one); :class:`~stormcf.errors.TimeLimitReached` names the
+            phase it ran out in.
     """
+    deadline = deadline if deadline is not None else Deadline.current()
     start = time.perf_counter()
     if explanations < 0:
         raise ExplanationError(f"the number of sampled explanations must be >= 0, got {explanations}")
@@ -69,7 +74,9 @@ def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanat
                                                       f"{problem.T} steps")
     k, opt = problem.k, problem.optimization
     cfmdp = counterfactual_mdp(problem)
+    deadline.check("the counterfactual MDP")
     policy = k_change_dp(problem, cfmdp)
+    deadline.check("the k-change dynamic programme")
     if not policy.feasible(k):
         raise ExplanationError(_infeasible_message(policy, k))
     timings = {"counterfactual_mdp": cfmdp.seconds, "dp": policy.seconds}
@@ -83,11 +90,13 @@ def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanat
                                                 expected=policy.value(k)).named("policy").confirm())
         timings["storm_policy_check"] = time.perf_counter() - tick
     summary = None
+    deadline.check("Storm's check of the policy")
     if explanations:
         seed = problem.seed if explanation_seed is None else explanation_seed
         paths = sample_paths(cfmdp, policy, explanations, np.random.default_rng(seed), k, problem.step_rewards)
         summary = summarize(paths, seed)
         timings["explanations"] = paths.seconds
+    deadline.check("the sampled explanations")
     base = _baselines(problem, cfmdp, unrolled, checks, timings) if baselines else {}
     if cross_check:
         _cross_check(problem, cfmdp, policy, checks, timings)

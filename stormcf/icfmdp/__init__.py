@@ -1,7 +1,8 @@
 """Interval counterfactual MDPs and robust counterfactual policies (Lally, Kazemi, Paoletti; seed 004), with the
 Gumbel-max SCM counterfactual MDP (Oberst & Sontag) as the baseline.
 
-- problem: :class:`ICFMDPProblem`; :func:`interval_cfmdp` (closed-form or LP bounds) builds the ICFMDP, a
+- problem: :class:`ICFMDPProblem` (the question), :class:`ICFMDPSettings` (how to answer it);
+  :func:`interval_cfmdp` (closed-form or LP bounds) builds the ICFMDP, a
   :class:`~stormcf.counterfactual_mdp.CounterfactualMDP` with interval rows;
 - solvers: :func:`robust_value_iteration` (pessimistic / optimistic nature, maximize / minimize),
   :func:`policy_value`, :func:`storm_value` (Storm on the time-unrolled model); :func:`solve_icfmdp` runs the whole
@@ -12,11 +13,11 @@ from .arrays import mdp_from_arrays, path_from_arrays
 from .bounds import ASSUMPTIONS, SUMMATIONS, step_bounds
 from .evaluation import Evaluation, evaluate_policies
 from .lp import lp_step_bounds, pair_bounds
-from .problem import BOUNDS_METHODS, ICFMDPProblem, interval_cfmdp
+from .problem import BOUNDS_METHODS, ICFMDPProblem, ICFMDPSettings, interval_cfmdp
 from .result import ICFMDPResult, policy_changes, values_on_path
 from .solve import policy_value, robust_value_iteration, solve_icfmdp, storm_value
 
 __all__ = ["ASSUMPTIONS", "BOUNDS_METHODS", "SUMMATIONS", "Evaluation", "ICFMDPProblem", "ICFMDPResult",
-           "evaluate_policies", "interval_cfmdp", "lp_step_bounds", "mdp_from_arrays", "pair_bounds", "path_from_arrays",
-           "policy_changes", "policy_value", "robust_value_iteration", "solve_icfmdp", "step_bounds", "storm_value",
-           "values_on_path"]
+           "ICFMDPSettings", "evaluate_policies", "interval_cfmdp", "lp_step_bounds", "mdp_from_arrays", "pair_bounds",
+           "path_from_arrays", "policy_changes", "policy_value", "robust_value_iteration", "solve_icfmdp",
+           "step_bounds", "storm_value", "values_on_path"]

@@ -84,50 +84,25 @@ def _check_lp_size(path: ObservedPath, layers: str) -> None:
 
 @dataclass(frozen=True, eq=False)
 class ICFMDPProblem:
-    """What ``stormcf icfmdp`` solves: the best counterfactual policy of an observed path, robustly over every causal
-    model consistent with it.
+    """What ``stormcf icfmdp`` answers: the best counterfactual policy of an observed path, robustly over every causal
+    model consistent with it (how it is computed: :class:`ICFMDPSettings`).
 
     Attributes:
         path: the observed path τ (its model is the MDP).
         reward: the reward model's name (state plus state-action rewards; ``None``: the model's only one).
         optimization: whether the policy maximizes the reward or minimizes it (a cost).
-        assumptions: ``"cs+m"``, ``"cs"`` or ``"none"``.
-        bounds: ``"closed"`` or ``"lp"``.
-        optimistic: also compute the optimistic (best-case) policy.
-        baseline: ``None`` or ``"gumbel"`` (the Gumbel-max SCM policy).
-        estimator: the Gumbel-max estimator, ``"exact"`` or ``"mc"``.
-        samples: Monte Carlo samples per (t, s, a) for ``"mc"``.
-        seed: seed of the Monte Carlo estimator.
+        assumptions: ``"cs+m"``, ``"cs"`` or ``"none"``: which causal models count as consistent with τ.
     """
 
     path: ObservedPath
     reward: str | None = None
     optimization: Optimization = Optimization.MAXIMIZE
     assumptions: str = "cs+m"
-    bounds: str = "closed"
-    optimistic: bool = False
-    baseline: str | None = None
-    estimator: str = "exact"
-    samples: int = 10_000
-    seed: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "optimization", Optimization.parse(self.optimization))
         check_assumptions(self.assumptions)
-        if self.bounds not in BOUNDS_METHODS:
-            raise OptionError(f"unknown bounds method {self.bounds!r}: use one of {', '.join(BOUNDS_METHODS)}")
-        if self.baseline is not None and self.baseline not in BASELINES:
-            raise OptionError(f"unknown baseline {self.baseline!r}: use one of {', '.join(BASELINES)}")
-        if self.estimator not in ESTIMATORS:
-            raise OptionError(f"unknown Gumbel-max estimator {self.estimator!r}: use one of {', '.join(ESTIMATORS)}")
-        for name in ("samples", "seed"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < (1 if name == "samples"
-                                                                                             else 0):
-                raise OptionError(f"{name} must be an integer >= {1 if name == 'samples' else 0}, got {value!r}")
         self.model.step_rewards(self.reward)          # unknown reward models, transition rewards: PropertyError
-        if self.baseline is not None and self.estimator == "mc":
-            require_sample_memory(self.model, int(self.samples))
 
     @property
     def model(self):
@@ -141,3 +116,41 @@ class ICFMDPProblem:
     def rewards(self) -> np.ndarray:
         """R(s, a) per model choice."""
         return self.model.step_rewards(self.reward)
+
+
+@dataclass(frozen=True)
+class ICFMDPSettings:
+    """How :func:`~stormcf.icfmdp.solve_icfmdp` answers an :class:`ICFMDPProblem`.
+
+    Attributes:
+        bounds: ``"closed"`` (the closed forms) or ``"lp"`` (one exact LP per transition and step).
+        optimistic: also compute the optimistic (best-case) policy.
+        baseline: ``None`` or ``"gumbel"`` (the Gumbel-max SCM policy).
+        estimator: the Gumbel-max estimator, ``"exact"`` or ``"mc"``.
+        samples: Monte Carlo samples per (t, s, a) for ``"mc"``.
+        seed: seed of the Monte Carlo estimator.
+    """
+
+    bounds: str = "closed"
+    optimistic: bool = False
+    baseline: str | None = None
+    estimator: str = "exact"
+    samples: int = 10_000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.bounds not in BOUNDS_METHODS:
+            raise OptionError(f"unknown bounds method {self.bounds!r}: use one of {', '.join(BOUNDS_METHODS)}")
+        if self.baseline is not None and self.baseline not in BASELINES:
+            raise OptionError(f"unknown baseline {self.baseline!r}: use one of {', '.join(BASELINES)}")
+        if self.estimator not in ESTIMATORS:
+            raise OptionError(f"unknown Gumbel-max estimator {self.estimator!r}: use one of {', '.join(ESTIMATORS)}")
+        for name, low in (("samples", 1), ("seed", 0)):
+            value = getattr(self, name)
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low:
+                raise OptionError(f"{name} must be an integer >= {low}, got {value!r}")
+
+    def require_memory(self, model) -> None:
+        """Refuse a Monte Carlo baseline whose samples would not fit in memory (before any work)."""
+        if self.baseline is not None and self.estimator == "mc":
+            require_sample_memory(model, int(self.samples))

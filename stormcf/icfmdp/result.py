@@ -74,6 +74,7 @@ class ICFMDPResult(Report):
 
     command = "icfmdp"
     problem: Any
+    settings: Any
     icfmdp: CounterfactualMDP
     robust: Policy
     checks: Sequence[Check]
@@ -112,11 +113,11 @@ class ICFMDPResult(Report):
         return out
 
     def payload(self) -> dict[str, Any]:
-        p, ic = self.problem, self.icfmdp
+        p, s, ic = self.problem, self.settings, self.icfmdp
         out: dict[str, Any] = {
             "reward_model": p.reward_name, "optimization": p.optimization.word,
             "path": {"horizon": ic.T, "actions": p.path.actions, "outcome": self.observed_reward},
-            "icfmdp": {"assumptions": p.assumptions, "bounds": p.bounds, **ic.to_dict(),
+            "icfmdp": {"assumptions": p.assumptions, "bounds": s.bounds, **ic.to_dict(),
                        "mean_bound_width": ic.mean_bound_width()},
             "worst_case_value": self.worst_case_value, "policy": policy_to_dict(self.robust),
             "optimistic": None, "baseline": None}
@@ -124,8 +125,8 @@ class ICFMDPResult(Report):
             out["optimistic"] = {"best_case_value": self.check("optimistic_policy").value,
                                  "policy": policy_to_dict(self.optimistic)}
         if self.gumbel_policy is not None:
-            out["baseline"] = {"name": "gumbel-max", "estimator": p.estimator,
-                               "samples_per_pair": p.samples if p.estimator == "mc" else None,
+            out["baseline"] = {"name": "gumbel-max", "estimator": s.estimator,
+                               "samples_per_pair": s.samples if s.estimator == "mc" else None,
                                "approximate": self.gumbel.method if self.gumbel.approximate else None,
                                "value": self.check("gumbel_policy_on_gumbel").value,
                                "worst_case_value": self.check("gumbel_policy_worst_case").value,
@@ -133,12 +134,12 @@ class ICFMDPResult(Report):
         return out
 
     def text(self) -> str:
-        p, ic = self.problem, self.icfmdp
+        p, s, ic = self.problem, self.settings, self.icfmdp
         m = self.model
         worst = "worst-case" if p.optimization.sign > 0 else "worst-case (largest)"
         lines = [f"observed path: {ic.T} steps from {m.state_name(int(p.path.states[0]))}, reward "
                  f"{format_value(self.observed_reward)} (reward model \"{p.reward_name}\", {p.optimization.word}d)",
-                 f"ICFMDP: assumptions {p.assumptions}, {'closed-form' if p.bounds == 'closed' else 'LP'} bounds on "
+                 f"ICFMDP: assumptions {p.assumptions}, {'closed-form' if s.bounds == 'closed' else 'LP'} bounds on "
                  f"{ic.n_pairs} reachable (t, s) pairs, mean bound width {ic.mean_bound_width():.4g} "
                  f"(transitions with UB > 0), built in {ic.seconds:.3g} s",
                  f"robust policy: {worst} value {format_value(self.worst_case_value)} "

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import time
 
-from ..counterfactual_mdp import (CounterfactualMDP, Policy, evaluate, gumbel_cfmdp, optimal_policy, unroll)
+from ..counterfactual_mdp import CounterfactualMDP, Policy, evaluate, gumbel_cfmdp, optimal_policy, unroll
+from ..deadline import Deadline
 from ..modes import Nature, Optimization
 from ..verify import Check
-from .problem import ICFMDPProblem, interval_cfmdp
+from .problem import ICFMDPProblem, ICFMDPSettings, interval_cfmdp
 from .result import ICFMDPResult
 
 
@@ -52,13 +53,18 @@ def storm_value(cfmdp: CounterfactualMDP, reward: str | None = None, policy: Pol
     return unrolled.policy_value(policy.weight_function(), policy.optimization, nature, expected=expected)
 
 
-def solve_icfmdp(problem: ICFMDPProblem) -> ICFMDPResult:
+def solve_icfmdp(problem: ICFMDPProblem, settings: ICFMDPSettings = ICFMDPSettings(),
+                 deadline: Deadline | None = None) -> ICFMDPResult:
     """Build the ICFMDP of the observed path, solve it robustly (and optimistically), optionally compute the
     Gumbel-max baseline, and re-check every reported value with Storm (each check compared with stormcf's own) on
-    the time-unrolled model (unrolled once per counterfactual MDP)."""
+    the time-unrolled model (unrolled once per counterfactual MDP). ``deadline`` (default: the active one) bounds
+    it all: :class:`~stormcf.errors.TimeLimitReached` names the phase it ran out in."""
+    deadline = deadline if deadline is not None else Deadline.current()
+    settings.require_memory(problem.model)
     timings: dict[str, float] = {}
     opt, reward = problem.optimization, problem.reward
-    ic = interval_cfmdp(problem.path, problem.assumptions, problem.bounds)
+    ic = interval_cfmdp(problem.path, problem.assumptions, settings.bounds)
+    deadline.check("the interval counterfactual MDP's bounds")
     timings["icfmdp"] = ic.seconds
     tick = time.perf_counter()
     robust = robust_value_iteration(ic, reward, opt, Nature.PESSIMISTIC)
@@ -69,13 +75,15 @@ def solve_icfmdp(problem: ICFMDPProblem) -> ICFMDPResult:
                                     expected=robust.value()).named("robust_policy"),
               unrolled.optimum(opt, Nature.PESSIMISTIC, expected=robust.value()).named("robust_optimum")]
     optimistic = None
-    if problem.optimistic:
+    if settings.optimistic:
         optimistic = robust_value_iteration(ic, reward, opt, Nature.OPTIMISTIC)
         checks.append(unrolled.policy_value(optimistic.weight_function(), opt, Nature.OPTIMISTIC,
                                             expected=optimistic.value()).named("optimistic_policy"))
     gumbel = gumbel_policy = None
-    if problem.baseline == "gumbel":
-        gumbel = gumbel_cfmdp(problem.path, problem.estimator, problem.samples, problem.seed, layers=ic.layers)
+    if settings.baseline == "gumbel":
+        deadline.check("the Storm checks of the robust policy")
+        gumbel = gumbel_cfmdp(problem.path, settings.estimator, settings.samples, settings.seed, layers=ic.layers)
+        deadline.check("the Gumbel-max counterfactual MDP")
         timings["gumbel_cfmdp"] = gumbel.seconds
         gumbel_policy = robust_value_iteration(gumbel, reward, opt)
         checks.append(storm_value(gumbel, reward, gumbel_policy, opt,
@@ -85,4 +93,4 @@ def solve_icfmdp(problem: ICFMDPProblem) -> ICFMDPResult:
     timings["storm_checks"] = time.perf_counter() - tick
     for check in checks:
         check.confirm()
-    return ICFMDPResult(problem, ic, robust, tuple(checks), optimistic, gumbel, gumbel_policy, timings)
+    return ICFMDPResult(problem, settings, ic, robust, tuple(checks), optimistic, gumbel, gumbel_policy, timings)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..deadline import Deadline
 from ..errors import StormcfError, VerificationFailure
 from ..model import ExplicitModel
 from ..storm import load_model
@@ -31,10 +32,12 @@ from .result import LearnResult
 AGREEMENT = 1e-12
 
 
-def learn_mdp(problem: LearnProblem) -> LearnResult:
+def learn_mdp(problem: LearnProblem, deadline: Deadline | None = None) -> LearnResult:
     """Learn the MDP and the users' strategy from the problem's log, let Storm build and check them (module docs).
 
-    The files (model, DRN, strategy) are moved into place only when everything succeeded."""
+    The files (model, DRN, strategy) are moved into place only when everything succeeded, within ``deadline``
+    (default: the active one; :class:`~stormcf.errors.TimeLimitReached` names the phase it ran out in)."""
+    deadline = deadline if deadline is not None else Deadline.current()
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     traces = problem.traces()
@@ -45,6 +48,7 @@ def learn_mdp(problem: LearnProblem) -> LearnResult:
         raise VerificationFailure(f"{cover.cases - cover.cases_replayed} cases of the log are not paths of the "
                                   f"learned automaton; refusing to report it")
     timings["learn"] = time.perf_counter() - clock
+    deadline.check("IOAlergia")
 
     clock = time.perf_counter()
     naming = _naming(problem, automaton)
@@ -61,6 +65,7 @@ def learn_mdp(problem: LearnProblem) -> LearnResult:
             if drn is not None:
                 _same_model(_built_by_storm(drn, problem.drn_path, files), automaton, naming, by_valuation=False)
             timings["storm_build"] = time.perf_counter() - clock
+            deadline.check("Storm's build of the learned model")
 
             clock = time.perf_counter()
             strategy = learned_strategy(model, automaton, naming, problem.laplace)
@@ -73,6 +78,7 @@ def learn_mdp(problem: LearnProblem) -> LearnResult:
             checks = [check_strategy(strategy, p, subject="DTMC induced by the learned strategy on the learned MDP")
                       for p in props]
             timings["check"] = time.perf_counter() - clock
+            deadline.check("Storm's checks under the learned strategy")
             for staged, target in files.items():
                 os.replace(staged, target)
         finally:

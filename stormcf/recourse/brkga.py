@@ -28,7 +28,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from .. import interrupt
+from ..deadline import Deadline
 from ..console import progress
 from .decoder import Evaluation, Plans, concatenate, concatenate_plans, decode
 from .problem import RecourseError, ValueDomain
@@ -98,6 +98,7 @@ class GAResult:
     seconds: float
     feasible_found: bool
     interrupted: bool = False                  # stopped by the user before the last generation
+    timed_out: bool = False                    # stopped by the time limit before the last generation
 
 
 # ================================================================================================ dominance
@@ -190,8 +191,10 @@ def _mate(rng: np.random.Generator, genotypes: np.ndarray, elite: np.ndarray, se
     return children
 
 
-def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings()) -> GAResult:
-    """Run the BRKGA with non-dominated sorting on a problem (module docs)."""
+def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings(), deadline: Deadline | None = None) -> GAResult:
+    """Run the BRKGA with non-dominated sorting on a problem (module docs), until its last generation or until
+    ``deadline`` (default: the active one) expires or the user asks to stop."""
+    deadline = deadline if deadline is not None else Deadline.current()
     start = time.perf_counter()
     rng = np.random.default_rng(settings.seed)
     n_genes = 2 * len(space.domains)
@@ -203,7 +206,7 @@ def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings()) -> GAResu
     feasible_found = bool(population.evaluation.feasible.any())
     generations = 1
     for _ in progress(range(settings.generations - 1), desc="BRKGA generations", unit="generation"):
-        if interrupt.requested():
+        if deadline.expired:
             break
         generations += 1
         elites = population.take(np.flatnonzero(population.elite))
@@ -215,8 +218,9 @@ def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings()) -> GAResu
                               settings.dedupe)
         feasible_found |= bool(population.evaluation.feasible.any())
     front = np.flatnonzero(population.elite & population.evaluation.feasible)
+    stopped = generations < settings.generations
     return GAResult(population, front, generations, evaluations, time.perf_counter() - start, feasible_found,
-                    generations < settings.generations)
+                    stopped and deadline.interrupted, stopped and not deadline.interrupted)
 
 
 def _joined(a: Population, b: Population) -> Population:

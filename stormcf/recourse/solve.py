@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from ..deadline import Deadline
 from ..errors import VerificationFailure
 from .brkga import BRKGASettings, GAResult, brkga, dominates, sorted_front
 from .decoder import Evaluation, Plans
@@ -18,10 +19,13 @@ from .result import RecoursePlan, RecourseResult
 from .trace import trace
 
 Space = RecourseProblem | PrismRecourse
+#: the share of the time limit the GA may use; the rest is for Storm's least cost and its checks of the front
+GA_SHARE = 0.8
 
 
 def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *, exact: bool = True,
-                   achievable: bool = False, max_states: int = MAX_STATES) -> RecourseResult:
+                   achievable: bool = False, max_states: int = MAX_STATES,
+                   deadline: Deadline | None = None) -> RecourseResult:
     """Plans for a recourse problem (Python or PRISM front).
 
     1. The BRKGA (``settings``) gives the front of feasible, mutually non-dominated plans.
@@ -32,20 +36,25 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
     3. Every plan of the front is re-checked by Storm on the DTMC it induces; the numbers reported are Storm's.
     4. With ``achievable`` (deterministic models with an optimum), Storm's multi-objective achievable (cost, Gower)
        set; every plan of the front must lie inside its over-approximation (else VerificationFailure).
+
+    ``deadline`` (default: the active one) bounds it all: when it expires (or the user asks to stop) the GA ends
+    with the front of the generations run so far, each plan still checked by Storm.
     """
+    deadline = deadline if deadline is not None else Deadline.current()
     timings: dict[str, float] = {}
     start = time.perf_counter()
     if _accepted_initially(problem):
         return _result(problem, settings, "trivial", [], None, None, None, None, None, [], timings)
-    ga = brkga(problem, settings)
+    ga = brkga(problem, settings, deadline.sub(fraction=GA_SHARE))
     timings["ga"] = ga.seconds
     rows = sorted_front(ga)
     candidates = [(ga.population.plans.take(np.array([k])), "GA") for k in rows]
     exact_answer, notes = None, []
-    if ga.interrupted:
-        notes.append(f"stopped by the user after {ga.generations} of {settings.generations} generations"
+    if ga.interrupted or ga.timed_out:
+        who = "the user" if ga.interrupted else "the time limit"
+        notes.append(f"stopped by {who} after {ga.generations} of {settings.generations} generations"
                      + ("; Storm's least cost was not computed" if exact else ""))
-    if exact and not ga.interrupted:
+    if exact and not (ga.interrupted or ga.timed_out):
         tick = time.perf_counter()
         exact_answer, notes = _exact(problem, max_states)
         timings["exact"] = time.perf_counter() - tick

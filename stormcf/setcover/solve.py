@@ -17,6 +17,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ..deadline import Deadline
 from ..errors import SolverError
 from ..model import ExplicitModel, RewardModel
 from ..verify import check_model
@@ -28,14 +29,18 @@ from .result import SetCoverResult
 PLAN_COST = 'R{"cost"}=? [F "goal"]'
 
 
-def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True) -> SetCoverResult:
-    """The optimal counterfactual explanation of one agent (or the greedy baseline's), checked by Storm."""
+def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True,
+                   deadline: Deadline | None = None) -> SetCoverResult:
+    """The optimal counterfactual explanation of one agent (or the greedy baseline's), checked by Storm within
+    ``deadline`` (default: the active one)."""
+    deadline = deadline if deadline is not None else Deadline.current()
     start = time.perf_counter()
     if problem.positive:
         solution = EngineSolution((), (), 0.0, True, True)
     else:
         solution = run_engine(problem, method)
     timings = {"solve": time.perf_counter() - start}
+    deadline.check(f"the {method} engine")
     checks, notes, mdp = [], [], None
     optimum = solution.value if solution.optimal else None
     cost = solution.value if solution.feasible else math.inf

@@ -192,13 +192,15 @@ class ChildJob(Job):
         super().__init__()
         self.solver, self.started, self.time_limit = solver, time.perf_counter(), time_limit
         self._tmp = tempfile.TemporaryDirectory(prefix="stormcf-solver-")
+        interrupt.track_path(self._tmp.name)
         source, self._target = Path(self._tmp.name) / "in.npz", Path(self._tmp.name) / "out.npz"
         np.savez(source, **pack(f, time_limit - min(KILL_GRACE, 0.1 * time_limit), no_nlp))
         command = [sys.executable, str(Path(__file__).with_name("worker.py")), solver, str(source),
                    str(self._target)]
         # the solver's log (with -v) goes to the inherited stdout, which the command line routes to stderr
         self._process = subprocess.Popen(command, stdout=None if solver_logs() else subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE, text=True)
+                                         stderr=subprocess.PIPE, text=True, preexec_fn=interrupt.die_with_parent)
+        interrupt.track_child(self._process.pid)
 
     def done(self) -> bool:
         return self._process.poll() is not None
@@ -210,7 +212,12 @@ class ChildJob(Job):
         if self._process.poll() is None:
             self._process.kill()
         self._process.communicate()
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        interrupt.untrack_child(self._process.pid)
         self._tmp.cleanup()
+        interrupt.untrack_path(self._tmp.name)
 
     def raw(self) -> dict:
         """The worker's arrays, or ``{status, note}`` when it crashed or had to be stopped."""
@@ -227,10 +234,10 @@ class ChildJob(Job):
             if self._process.returncode != 0 or not self._target.exists():
                 why = (stderr.strip().splitlines() or [f"exit code {self._process.returncode}"])[-1]
                 return {"status": "crashed", "note": f"{self.solver} crashed ({why[:120]})"}
-            with np.load(self._target) as result:
+            with np.load(self._target, allow_pickle=False) as result:
                 return {k: (str(result[k]) if k == "status" else result[k]) for k in result.files}
         finally:
-            self._tmp.cleanup()
+            self._cleanup()
 
     def _wait(self) -> str | None:
         """The child's stderr once it ends; None when its time limit passes or the user asks to stop first."""

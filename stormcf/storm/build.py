@@ -4,7 +4,6 @@ from __future__ import annotations
 import io
 import json
 import tarfile
-import tempfile
 import weakref
 from fractions import Fraction
 from pathlib import Path
@@ -18,6 +17,7 @@ from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelCo
                             StateLabeling)
 
 from ..errors import StormcfError
+from ..interrupt import temporary_directory
 from ..model import ExplicitModel, RewardModel
 from .extract import scratch_error
 from .handle import StormHandle, _storm_message, copy_model
@@ -257,7 +257,7 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_
                                    "#players": 0 if row_groups is None else 1, "#states": int(n),
                                    "branch-probability-type": value_type, "time": "discrete"}}
     files = {"index.json": json.dumps(index).encode(), **files}
-    with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
+    with temporary_directory() as tmp:
         path = Path(tmp) / "imdp.umb"
         try:
             with tarfile.open(path, "w") as tar:

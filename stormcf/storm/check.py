@@ -1,11 +1,18 @@
 """Model checking with Storm: properties on models and induced DTMCs (float or exact), reachability, schedulers,
-prob0/1 sets, interval MDPs."""
+prob0/1 sets, interval MDPs.
+
+Every model-checking call runs in a child process stopped at the command's deadline (:mod:`.isolate`). A check of an
+unbounded property is answered by the first of several engines: Storm's sound default (topological optimistic value
+iteration), and, when that has not answered after :func:`fallback_after` seconds (it can crawl on stiff chains),
+exact rational arithmetic on small models (at most :data:`EXACT_FALLBACK_STATES` states) and Storm's sound value
+iteration beside it. The result says which engine answered (:attr:`CheckResult.method`).
+"""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -17,12 +24,25 @@ from ..model import ExplicitModel
 from ..properties import Property
 from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc
 from .handle import _mask, _storm_message, labelled_model
+from .isolate import Engine, first_answer, isolated
 from .rewards import refuse_unsound
 
-#: relative precision of Storm's sound value iteration for floating-point checks
+#: relative precision of Storm's sound value iterations for floating-point checks
 PRECISION = Fraction(1, 10**10)
 #: relative precision of Storm's long-run average solver: its default, which stormpy 2.0 does not let us set
 LRA_PRECISION = Fraction(1, 10**6)
+#: models of at most this many states fall back to exact rational arithmetic when value iteration is slow
+EXACT_FALLBACK_STATES = 5_000
+#: the fallback engines start after this many seconds, plus :data:`FALLBACK_PER_TRANSITION` per transition
+FALLBACK_AFTER, FALLBACK_PER_TRANSITION = 1.0, 1e-6
+#: the engines' names, as results report them
+OPTIMISTIC = f"Storm, topological optimistic value iteration (sound, relative precision {float(PRECISION):g})"
+SOUND = f"Storm, sound value iteration (relative precision {float(PRECISION):g})"
+EXACT = "Storm, exact rational arithmetic"
+EXACT_ON_FLOATS = "Storm, exact rational arithmetic on the floating-point probabilities"
+LRA = f"Storm, long-run average solver (its default relative precision {float(LRA_PRECISION):g})"
+FINITE_HORIZON = "Storm, finite-horizon iteration (floating point)"
+INTERVAL_VALUE_ITERATION = "Storm, finite-horizon robust value iteration on the interval MDP (floating point)"
 
 
 @dataclass(frozen=True)
@@ -30,34 +50,72 @@ class CheckResult:
     """A Storm model-checking result.
 
     ``values`` holds the quantitative result of every state (``None`` for state formulas); ``exact`` the same as
-    Fractions when the check was exact; ``holds`` the truth value of a bounded property in every state.
+    Fractions when the check was exact; ``holds`` the truth value of a bounded property in every state; ``method``
+    how Storm computed it (one of the engine names of this module).
     """
 
     values: np.ndarray | None
     exact: tuple[Fraction | float, ...] | None
     holds: np.ndarray | None
+    method: str = ""
 
 
-def _environment(exact: bool):
+def _environment(exact: bool, method: str = OPTIMISTIC):
     if exact:
         return stormpy.environments.exact()
     env = stormpy.environments.sound()
     precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
     env.solver().min_max().precision = precision
     env.solver().native().precision = precision
+    if method == SOUND:
+        env.solver().native().method = stormpy.environments.NativeLinearEquationSolverMethod.SOUND_VALUE_ITERATION
+        env.solver().min_max().method = stormpy.environments.MinMaxMethod.SOUND_VALUE_ITERATION
     return env
+
+
+def float_method(prop: Property) -> str:
+    """How Storm's floating-point check of ``prop`` computes: finite-horizon iteration for step-bounded and
+    cumulative properties, the long-run average solver, else optimistic value iteration."""
+    if prop.path == "long_run_average":
+        return LRA
+    if prop.path in ("bounded_until", "cumulative", "instantaneous", "next") or prop.step_bound is not None:
+        return FINITE_HORIZON
+    return OPTIMISTIC
+
+
+def fallback_after(n_transitions: int) -> float:
+    """Seconds after which a check's fallback engines start beside the first."""
+    return FALLBACK_AFTER + FALLBACK_PER_TRANSITION * n_transitions
 
 
 def check(model: ExplicitModel, prop: Property) -> CheckResult:
     """Model-check a property on the model itself (an MDP needs ``min``/``max``; Storm says so otherwise)."""
-    return _check_storm(labelled_model(_handle_of(model), prop.labels), model, prop, exact=False)
-
-
-def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool) -> CheckResult:
-    """Check ``prop`` on ``storm_model`` (the model, or a DTMC over the same states). Reward-bounded properties are
-    answered as Storm answers them, for the initial state only (``values`` holds NaN elsewhere)."""
     require_checkable(model, prop)
-    env = _environment(exact)
+    storm_model = labelled_model(_handle_of(model), prop.labels)
+    fallbacks = [Engine(SOUND, lambda: _check_storm(storm_model, model, prop, False, SOUND))]
+    if model.n_states <= EXACT_FALLBACK_STATES:
+        fallbacks.append(Engine(EXACT, lambda: _exact_check(model, prop)))
+    return _first(model, prop, lambda: _check_storm(storm_model, model, prop, False, float_method(prop)), fallbacks)
+
+
+def _first(model: ExplicitModel, prop: Property, primary: Callable[[], CheckResult],
+           fallbacks: Sequence[Engine]) -> CheckResult:
+    """The answer of the first engine: ``primary``, or (unbounded properties that can crawl) a fallback."""
+    engines = [Engine(float_method(prop), primary)]
+    if float_method(prop) == OPTIMISTIC:
+        after = fallback_after(model.n_transitions)
+        engines += [replace(engine, start_after=after) for engine in fallbacks]
+    result, engine = first_answer(engines, f"checking {prop.text}")
+    return replace(result, method=engine.method)
+
+
+def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
+                 method: str | None = None) -> CheckResult:
+    """Check ``prop`` on ``storm_model`` (the model, or a DTMC over the same states) in this process. Reward-bounded
+    properties are answered as Storm answers them, for the initial state only (``values`` holds NaN elsewhere)."""
+    require_checkable(model, prop)
+    method = method or (EXACT if exact else float_method(prop))
+    env = _environment(exact, method)
     formula = prop.storm.get_raw_formula()
     n = model.n_states
     initial_only = prop.initial_state_only
@@ -65,7 +123,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool)
         holds = None
         if prop.operator is None:
             result = stormpy.model_checking(storm_model, formula, environment=env)
-            return CheckResult(None, None, _mask(result.get_truth_values_vector(), n))
+            return CheckResult(None, None, _mask(result.get_truth_values_vector(), n), method)
         if prop.has_bound:
             if not exact:       # exact values decide the bound themselves: one (expensive) rational solve, not two
                 qualitative = stormpy.model_checking(storm_model, formula, environment=env,
@@ -86,8 +144,8 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool)
         fractions = tuple(_fraction(v) for v in raw)
         if prop.has_bound:                      # NaN (not computed: initial state only) satisfies no bound
             holds = np.array([prop.satisfied_by(f) for f in fractions], dtype=bool)
-        return CheckResult(np.array([float(f) for f in fractions]), fractions, holds)
-    return CheckResult(np.array(raw, dtype=float), None, holds)
+        return CheckResult(np.array([float(f) for f in fractions]), fractions, holds, method)
+    return CheckResult(np.array(raw, dtype=float), None, holds, method)
 
 
 def require_checkable(model: ExplicitModel, prop: Property) -> None:
@@ -126,14 +184,36 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
     and model-check ``prop`` on it.
 
     Rewards: per reward model, a state-reward vector and a state-action-reward vector (one entry per state).
-    In floating point the DTMC is written in bulk (:func:`~stormcf.storm.build.dtmc`). With ``exact_P`` (Fractions
-    aligned with ``P.data``) it is built over ``stormpy.Rational`` and checked in exact arithmetic; the result's
-    ``exact`` holds the fractions.
+    In floating point the DTMC is written in bulk (:func:`~stormcf.storm.build.dtmc`); when value iteration is slow,
+    small DTMCs are checked in exact arithmetic on their floating-point probabilities (the method says so). With
+    ``exact_P`` (Fractions aligned with ``P.data``) it is built over ``stormpy.Rational`` and checked in exact
+    arithmetic; the result's ``exact`` holds the fractions.
     """
+    require_checkable(model, prop)
+    if exact_P is not None:
+        return isolated(lambda: _exact_dtmc_check(P, model, prop, state_rewards, choice_rewards, exact_P,
+                                                  exact_choice_rewards), f"checking {prop.text} exactly")
     labels = {**model.labels, **prop.labels}
-    if exact_P is None:
-        return _check_storm(dtmc(P, labels, model.initial_state, state_rewards, choice_rewards), model, prop,
-                            exact=False)
+
+    def float_check(method: str) -> CheckResult:
+        storm_dtmc = dtmc(P, labels, model.initial_state, state_rewards, choice_rewards)
+        return _check_storm(storm_dtmc, model, prop, False, method)
+
+    def exact_on_floats() -> CheckResult:
+        fractions = [Fraction(x) for x in P.data.tolist()]
+        result = _exact_dtmc_check(P, model, prop, state_rewards, choice_rewards, fractions, None)
+        return replace(result, exact=None)
+
+    fallbacks = [Engine(SOUND, lambda: float_check(SOUND))]
+    if model.n_states <= EXACT_FALLBACK_STATES:
+        fallbacks.append(Engine(EXACT_ON_FLOATS, exact_on_floats))
+    return _first(model, prop, lambda: float_check(float_method(prop)), fallbacks)
+
+
+def _exact_dtmc_check(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, np.ndarray],
+                      choice_rewards: Mapping[str, np.ndarray], exact_P: Sequence[Fraction],
+                      exact_choice_rewards: Mapping[str, Sequence[Fraction]] | None) -> CheckResult:
+    labels = {**model.labels, **prop.labels}
     n = model.n_states
     matrix = _matrix(P, None, stormpy.Rational, [_rational(x) for x in exact_P])
     reward_models = {}
@@ -153,9 +233,13 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
 
 def check_exact(model: ExplicitModel, prop: Property) -> CheckResult:
     """Model-check a property on the model itself in exact rational arithmetic."""
+    require_checkable(model, prop)
+    return isolated(lambda: _exact_check(model, prop), f"checking {prop.text} exactly")
+
+
+def _exact_check(model: ExplicitModel, prop: Property) -> CheckResult:
     _exact_storm_model(model)
     return _check_storm(labelled_model(_handle_of(model), prop.labels, exact=True), model, prop, exact=True)
-
 
 
 # ================================================================================================== reachability
@@ -181,13 +265,16 @@ def reach_values(model: ExplicitModel, target: np.ndarray, direction: str, sched
     memoryless deterministic scheduler in every state (else ``None``).
     """
     storm_model, text = _reachability(model, target, direction)
-    try:
-        result = stormpy.model_checking(storm_model, stormpy.parse_property(text), extract_scheduler=scheduler,
-                                        environment=_environment(False))
-    except Exception as err:
-        raise StormcfError(f"Storm failed on {text}: {_storm_message(err)}") from None
-    values = np.array(result.get_value_vector(), dtype=float)
-    return values, (_scheduler_rows(model, result) if scheduler else None)
+
+    def compute():
+        try:
+            result = stormpy.model_checking(storm_model, stormpy.parse_property(text), extract_scheduler=scheduler,
+                                            environment=_environment(False))
+        except Exception as err:
+            raise StormcfError(f"Storm failed on {text}: {_storm_message(err)}") from None
+        values = np.array(result.get_value_vector(), dtype=float)
+        return values, (_scheduler_rows(model, result) if scheduler else None)
+    return isolated(compute, f"computing {text}")
 
 
 def _scheduler_rows(model: ExplicitModel, result) -> np.ndarray:
@@ -205,14 +292,19 @@ def optimal_choices(model: ExplicitModel, prop: Property) -> tuple[np.ndarray, n
     if prop.has_bound:
         formula = formula.clone()
         formula.remove_bound()
-    try:
-        result = stormpy.model_checking(labelled_model(_handle_of(model), prop.labels), formula,
-                                        extract_scheduler=True, environment=_environment(False))
-    except Exception as err:
-        raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
-    if not result.has_scheduler():
-        raise PropertyError(f"Storm gives no memoryless scheduler for {prop.text} (bounded properties need memory)")
-    return np.array(result.get_value_vector(), dtype=float), _scheduler_rows(model, result)
+    storm_model = labelled_model(_handle_of(model), prop.labels)
+
+    def compute():
+        try:
+            result = stormpy.model_checking(storm_model, formula, extract_scheduler=True,
+                                            environment=_environment(False))
+        except Exception as err:
+            raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+        if not result.has_scheduler():
+            raise PropertyError(f"Storm gives no memoryless scheduler for {prop.text} (bounded properties need "
+                                f"memory)")
+        return np.array(result.get_value_vector(), dtype=float), _scheduler_rows(model, result)
+    return isolated(compute, f"computing a scheduler for {prop.text}")
 
 
 def prob01_states(model: ExplicitModel, target: np.ndarray, direction: str) -> tuple[np.ndarray, np.ndarray]:
@@ -231,10 +323,13 @@ def check_interval_mdp(imdp, formula: str, resolution: str = "ROBUST") -> np.nda
     env.solver().min_max().method = stormpy.environments.MinMaxMethod.VALUE_ITERATION
     env.solver().min_max().precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
     mode = getattr(stormpy.UncertaintyResolutionMode, resolution)
-    try:
-        result = stormpy.model_checking(imdp, stormpy.parse_properties(formula)[0], environment=env,
-                                        uncertainty_resolution_mode=mode)
-    except Exception as err:
-        raise StormcfError(f"Storm cannot check {formula} on the interval MDP: {_storm_message(err)}") from None
-    return np.array(result.get_value_vector(), dtype=float)
+
+    def compute() -> np.ndarray:
+        try:
+            result = stormpy.model_checking(imdp, stormpy.parse_properties(formula)[0], environment=env,
+                                            uncertainty_resolution_mode=mode)
+        except Exception as err:
+            raise StormcfError(f"Storm cannot check {formula} on the interval MDP: {_storm_message(err)}") from None
+        return np.array(result.get_value_vector(), dtype=float)
+    return isolated(compute, f"checking {formula} on the interval MDP")
 

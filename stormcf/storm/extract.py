@@ -17,6 +17,7 @@ from stormpy.developer import storage as _storage
 from stormpy.models import SparseRewardModel
 
 from ..errors import ModelError, OutputError, StormcfError
+from ..interrupt import temporary_directory
 from ..model import ExplicitModel, RewardModel
 from .handle import StormHandle, _mask, _storm_message, copy_model
 from .rewards import transition_rewards
@@ -26,7 +27,7 @@ def _arrays_by_umb(model) -> dict:
     """Transition matrix, labels, rewards and action names of a sparse model through Storm's UMB export."""
     options = _sio.UmbExportOptions()
     options.compression = _sio.CompressionMode.NO_COMPRESSION
-    with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
+    with temporary_directory() as tmp:
         file = Path(tmp) / "model.umb"
         try:
             _sio.export_to_umb(model, str(file), options=options)

@@ -15,6 +15,7 @@ from ..examples import resolve_file
 from ..model import ExplicitModel
 from .extract import Build, _arrays_by_iteration, _arrays_by_umb, _explicit_model
 from .handle import StormHandle, _storm_message
+from .isolate import in_thread
 from .rewards import transition_reward_items
 
 
@@ -39,8 +40,14 @@ def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = Non
             slow, kept as an independent cross-check for the tests).
 
     Raises :class:`ModelError` for files stormcf cannot work on (syntax errors, model types other than MDPs and
-    DTMCs, several initial states) and :class:`ConstantsError` for undefined or unknown constants.
+    DTMCs, several initial states) and :class:`ConstantsError` for undefined or unknown constants. Storm's work runs
+    within the active deadline (:func:`~stormcf.storm.isolate.in_thread`).
     """
+    return in_thread(lambda: _load_model(path, constants, naming, extraction), f"loading {path}")
+
+
+def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, naming: str,
+                extraction: str) -> ExplicitModel:
     name = str(path)                      # messages name the file as the user gave it
     file = resolve_file(path)
     suffix = file.suffix.lower()

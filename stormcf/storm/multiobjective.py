@@ -36,6 +36,7 @@ from ..properties import Property
 from .build import _handle_of
 from .formulas import parse_property
 from .handle import _storm_message, labelled_model
+from .isolate import isolated
 from .rewards import refuse_unsound
 
 #: default absolute precision of Storm's multi-objective answers (Storm's own default is 1e-4)
@@ -115,23 +116,27 @@ def check_multiobjective(model: ExplicitModel, prop: Property | str,
     kind = {0: "achievability", 1: "numerical"}.get(len(quantitative), "pareto")
     env = stormpy.environments.Environment()
     env.modelchecker().multi().precision = stormpy.Rational(repr(float(precision)))
-    start = time.perf_counter()
-    try:
-        result = stormpy.model_checking(labelled_model(_handle_of(model), prop.labels), prop.storm.get_raw_formula(),
-                                        environment=env)
-    except Exception as err:
-        raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
-    seconds = time.perf_counter() - start
+    storm_model = labelled_model(_handle_of(model), prop.labels)
     directions = tuple(o.optimization or "max" for o in quantitative)
     common = dict(property=prop.text, kind=kind, objectives=tuple(o.text for o in quantitative),
-                  directions=directions, precision=float(precision), seconds=seconds)
-    s0 = model.initial_state
-    if kind == "achievability":
-        return MultiObjectiveResult(**common, holds=bool(result[s0]))
-    if kind == "numerical":
-        return MultiObjectiveResult(**common, value=float(result.get_value(s0)))
-    return MultiObjectiveResult(**common, points=_pareto_vertices(result.get_under_approximation(), directions),
-                                over_approximation=_pareto_vertices(result.get_over_approximation(), directions))
+                  directions=directions, precision=float(precision))
+
+    def compute() -> MultiObjectiveResult:
+        start = time.perf_counter()
+        try:
+            result = stormpy.model_checking(storm_model, prop.storm.get_raw_formula(), environment=env)
+        except Exception as err:
+            raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+        seconds = time.perf_counter() - start
+        s0 = model.initial_state
+        if kind == "achievability":
+            return MultiObjectiveResult(**common, seconds=seconds, holds=bool(result[s0]))
+        if kind == "numerical":
+            return MultiObjectiveResult(**common, seconds=seconds, value=float(result.get_value(s0)))
+        return MultiObjectiveResult(**common, seconds=seconds,
+                                    points=_pareto_vertices(result.get_under_approximation(), directions),
+                                    over_approximation=_pareto_vertices(result.get_over_approximation(), directions))
+    return isolated(compute, f"checking {prop.text}")
 
 
 def pareto_points(model: ExplicitModel, text: str | Property,

@@ -120,7 +120,7 @@ def test_recourse_instances(cli, tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["icfmdp", LOAN, "--path", "p.json", "--workers", "2"], "--workers, --backend and --scheduler apply to batches"),
+    (["icfmdp", LOAN, "--path", "p.json", "--workers", "2"], "--workers, --backend, --scheduler and --item-time-limit apply"),
     (["icfmdp", SEPSIS, "--paths", "{paths}", "--plot", "x.png"], "--plot draws one analysis"),
     (["icfmdp", SEPSIS, "--paths", "{paths}", "--scheduler", "tcp://x:1"], "a scheduler address applies to the dask"),
     (["icfmdp", SEPSIS, "--paths", "{paths}", "--backend", "dask"], "the dask backend needs the address"),

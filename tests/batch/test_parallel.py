@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 from joblib import parallel_config
 
-from stormcf.batch import ModelFile, explain_task, icfmdp_task, read_jsonl, run_batch
+from stormcf.batch import ModelFile, read_jsonl, run_batch
+from stormcf.explain.task import PathExplanation
+from stormcf.icfmdp import ICFMDPSettings
+from stormcf.icfmdp.task import IntervalCounterfactualMDP
 from stormcf.errors import ModelError, PathError
 from stormcf.report import without_times
 
@@ -31,8 +34,8 @@ def serial(items):
             for name, task in TASKS.items()}
 
 
-TASKS = {"icfmdp": icfmdp_task(reward="r", optimistic=True, baseline="gumbel"),
-         "explain-path": explain_task(explanations=200, reward_model="r", k=2, k_max=3)}
+TASKS = {"icfmdp": IntervalCounterfactualMDP(reward="r", method=ICFMDPSettings(optimistic=True, baseline="gumbel")),
+         "explain-path": PathExplanation(explanations=200, reward_model="r", k=2, k_max=3)}
 
 
 @pytest.mark.parametrize("name", list(TASKS))
@@ -57,7 +60,7 @@ class CountingModelFile(ModelFile):
 def test_each_worker_builds_the_model_once(items, tmp_path):
     log = tmp_path / "builds.log"
     source = CountingModelFile(SEPSIS, log=str(log))
-    outcomes = list(run_batch(source, icfmdp_task(reward="r"), items * 3, workers=2))
+    outcomes = list(run_batch(source, IntervalCounterfactualMDP(reward="r"), items * 3, workers=2))
     assert len(outcomes) == 24
     builds = log.read_text().split()
     assert 1 <= len(builds) <= 2 and len(set(builds)) == len(builds)        # at most once per worker process
@@ -66,7 +69,7 @@ def test_each_worker_builds_the_model_once(items, tmp_path):
 
 def test_a_bad_model_fails_a_parallel_batch(items, tmp_path):
     with pytest.raises(ModelError, match="nothing.prism: file not found"):
-        list(run_batch(ModelFile(str(tmp_path / "nothing.prism")), icfmdp_task(), items, workers=2))
+        list(run_batch(ModelFile(str(tmp_path / "nothing.prism")), IntervalCounterfactualMDP(), items, workers=2))
 
 
 @pytest.fixture(scope="module")

@@ -5,12 +5,16 @@ import json
 import pytest
 
 import stormcf
-from stormcf.batch import (Item, ModelFile, check_task, explain_task, icfmdp_task, read_jsonl, run_batch, shared,
-                           strategy_items)
+from stormcf.analysis import Analysis
+from stormcf.batch import Item, ModelFile, read_jsonl, run_batch, shared
+from stormcf.counterfactual.task import strategy_items
 from stormcf.errors import ModelError, PathError
 from stormcf.explain import ExplanationProblem, explain_path
+from stormcf.explain.task import PathExplanation
 from stormcf.icfmdp import ICFMDPProblem, solve_icfmdp
+from stormcf.icfmdp.task import IntervalCounterfactualMDP
 from stormcf.modelcheck import check_properties
+from stormcf.modelcheck.task import PropertyCheck
 from stormcf.report import to_json_data, without_times
 
 from .conftest import LOAN, SEPSIS
@@ -35,7 +39,7 @@ def test_read_jsonl_refuses_missing_and_empty_files(tmp_path):
 
 def test_icfmdp_batch_equals_single_runs_and_bad_items_do_not_stop_it(sepsis, sepsis_paths):
     items = read_jsonl(str(sepsis_paths), PathError)
-    outcomes = list(run_batch(ModelFile(SEPSIS), icfmdp_task(reward="r"), items, workers=1))
+    outcomes = list(run_batch(ModelFile(SEPSIS), IntervalCounterfactualMDP(reward="r"), items, workers=1))
     assert [o.index for o in outcomes] == list(range(8))
     assert [o.status for o in outcomes] == ["ok"] * 6 + ["error"] * 2
     for item, outcome in zip(items[:6], outcomes):
@@ -54,7 +58,7 @@ def test_icfmdp_batch_equals_single_runs_and_bad_items_do_not_stop_it(sepsis, se
 
 def test_explain_batch_equals_single_runs(sepsis, sepsis_paths):
     items = read_jsonl(str(sepsis_paths), PathError)[:3]
-    task = explain_task(explanations=100, reward_model="r", k=2)
+    task = PathExplanation(explanations=100, reward_model="r", k=2)
     for item, outcome in zip(items, run_batch(ModelFile(SEPSIS), task, items)):
         path = stormcf.ObservedPath.from_dict(sepsis, item.content, item.where)
         single = to_json_data(explain_path(ExplanationProblem(path, "r", k=2), explanations=100).to_dict())
@@ -65,7 +69,7 @@ def test_check_batch_under_every_strategy(loan_strategies):
     loan = stormcf.load_model(LOAN)
     items = read_jsonl(str(loan_strategies))
     props = ['P=? [F "rejected"]', 'P<=0.42 [F "rejected"]']
-    outcomes = list(run_batch(ModelFile(LOAN), check_task(props), items))
+    outcomes = list(run_batch(ModelFile(LOAN), PropertyCheck(properties=props), items))
     assert [o.status for o in outcomes] == ["violated", "holds", "error"]
     impatient = stormcf.Strategy.from_dict(loan, items[1].content)
     single = to_json_data(check_properties(loan, props, impatient, strategy_source=items[1].where).to_dict())
@@ -86,7 +90,7 @@ def test_strategy_items_pair_every_strategy_with_every_property():
 def test_a_bad_model_fails_the_whole_batch(tmp_path):
     items = [Item(0, "x", {"steps": []})]
     with pytest.raises(ModelError, match="nothing.prism: file not found"):
-        list(run_batch(ModelFile(str(tmp_path / "nothing.prism")), icfmdp_task(), items))
+        list(run_batch(ModelFile(str(tmp_path / "nothing.prism")), IntervalCounterfactualMDP(), items))
 
 
 def test_the_shared_model_is_built_once_per_process():
@@ -96,11 +100,18 @@ def test_the_shared_model_is_built_once_per_process():
     assert shared(ModelFile(LOAN, naming="index")) is not first
 
 
-def test_internal_errors_are_reported_per_item():
-    def broken(model, data, where):
+class Broken(Analysis):
+    """An analysis with a bug (defined here, it is not registered: no command)."""
+
+    def problem(self, model, data, where):
+        return data
+
+    def solve(self, problem, deadline):
         raise ZeroDivisionError("boom")
-    from stormcf.batch import Task
-    outcome, = run_batch(ModelFile(LOAN), Task("check", broken), [Item(0, "here", {})])
+
+
+def test_internal_errors_are_reported_per_item():
+    outcome, = run_batch(ModelFile(LOAN), Broken(), [Item(0, "here", {})])
     assert outcome.failed and outcome.document["error"] == {"type": "ZeroDivisionError", "internal": True,
                                                              "message": "internal error: ZeroDivisionError: boom"}
     assert json.loads(json.dumps(outcome.document)) == outcome.document        # plain JSON data

@@ -13,13 +13,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import storm
-from .errors import PropertyError
-from .examples import read_text
-from .model import ExplicitModel
-from .report import Report
-from .strategy import Strategy
-from .verify import Check, check_model, check_strategy
+from .. import storm
+from ..errors import PropertyError
+from ..examples import read_text
+from ..model import ExplicitModel
+from ..report import Report
+from ..strategy import Strategy
+from ..verify import Check, check_model, check_strategy
 
 
 @dataclass(frozen=True, eq=False)

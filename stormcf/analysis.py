@@ -1,0 +1,97 @@
+"""The analysis type: what every analysis of stormcf is, and the registry the command line and batches are built from.
+
+An :class:`Analysis` answers one kind of question (a counterfactual strategy, an interval counterfactual MDP, a path
+explanation, sequential recourse, a set-cover explanation, model checking under a strategy):
+
+- ``command``: its name on the command line and in the JSON documents (``"strategy"``);
+- ``Settings``: a frozen dataclass of *how* to answer (solver, method, seed, samples, exact, ...), with defaults;
+  the problem holds only the question;
+- :meth:`Analysis.problem`: how one input item (JSON data: an observed path, a strategy with a bound, an agent, a
+  data-set instance) becomes its problem, given what the items share (the model, a set-cover instance, a data set);
+- :meth:`Analysis.solve`: the problem, within a :class:`~stormcf.deadline.Deadline`, to a
+  :class:`~stormcf.report.Report` (status ``timeout`` or ``interrupted`` with the best checked answer when the time
+  runs out or the user stops it);
+- ``columns``: the batch summary table's columns, read from the result object.
+
+An analysis object (its class and its settings) is a picklable task: ``analysis(shared, data, where, deadline)``
+answers one item, in this process or in a batch worker (:func:`stormcf.batch.run_batch`). Subclasses register
+themselves by their ``command``; :func:`registry` imports every analysis package's ``task`` module, so a new analysis
+is a new package with a ``task.py`` (and its arguments in ``stormcf/cli/<command>.py``), nothing else.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Mapping
+
+from .deadline import Deadline
+from .errors import OptionError
+from .report import Report
+
+_REGISTRY: dict[str, type["Analysis"]] = {}
+
+
+@dataclass(frozen=True)
+class NoSettings:
+    """The settings of an analysis that has none."""
+
+
+class Analysis(ABC):
+    """One analysis of stormcf (module docstring). Subclasses set ``command``, ``Settings`` and ``columns`` and
+    implement :meth:`problem` and :meth:`solve`."""
+
+    command: ClassVar[str] = ""
+    Settings: ClassVar[type] = NoSettings
+    #: heading -> the cell's value, from a result of this analysis (the batch summary table)
+    columns: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.command:
+            _REGISTRY[cls.command] = cls
+
+    def __init__(self, settings: Any = None, **options: Any) -> None:
+        if settings is not None and options:
+            raise TypeError("give the settings or their fields, not both")
+        self.settings = settings if settings is not None else self.Settings(**options)
+
+    @abstractmethod
+    def problem(self, shared: Any, data: Any, where: str | None) -> Any:
+        """The problem of one item: ``data`` (JSON data) read against ``shared`` (the model, instance or data set
+        the items share); ``where`` names the item's origin in messages (a file, ``paths.jsonl:3``)."""
+
+    @abstractmethod
+    def solve(self, problem: Any, deadline: Deadline) -> Report:
+        """The answer to ``problem`` within ``deadline``."""
+
+    def __call__(self, shared: Any, data: Any, where: str | None, deadline: Deadline | None = None) -> Report:
+        """One item, start to end: its problem and its answer (``deadline``: the active one by default)."""
+        deadline = deadline if deadline is not None else Deadline.current()
+        return self.solve(self.problem(shared, data, where), deadline)
+
+    def cells(self, result: Report) -> dict[str, Any]:
+        """The batch table's cells of a result of this analysis."""
+        return {heading: column(result) for heading, column in self.columns.items()}
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.command}: {self.settings}>"
+
+
+def registry() -> dict[str, type[Analysis]]:
+    """Every analysis by command name: the ``task`` module of every stormcf package is imported once."""
+    from . import __path__ as package_path
+    for info in pkgutil.iter_modules(package_path):
+        if info.ispkg and importlib.util.find_spec(f"stormcf.{info.name}.task") is not None:
+            importlib.import_module(f"stormcf.{info.name}.task")
+    return dict(_REGISTRY)
+
+
+def analysis(command: str) -> type[Analysis]:
+    """The analysis called ``command``."""
+    found = registry().get(command)
+    if found is None:
+        raise OptionError(f"unknown analysis '{command}' (analyses: {', '.join(sorted(registry()))})")
+    return found

@@ -1,0 +1,58 @@
+"""``strategy`` as an analysis (:mod:`stormcf.analysis`): one item is an initial strategy σ with a bound to meet,
+``{"strategy": <strategy JSON>, "property": "P<=0.2 [...]"}``, against the model the items share."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..analysis import Analysis
+from ..batch.run import Item
+from ..deadline import Deadline
+from ..errors import StrategyError
+from ..model import ExplicitModel
+from ..strategy import Strategy
+from .problem import CounterfactualProblem
+from .result import CounterfactualResult
+from .solve import diverse_counterfactuals
+
+
+@dataclass(frozen=True)
+class CounterfactualSettings:
+    """The question's parameters that every item shares (weights, what is controllable, ε) and how to solve it."""
+
+    weights: Any = "1,1,1"
+    controllable_actions: Sequence[str] | None = None
+    controllable_states: str | None = None
+    epsilon: float | None = None
+    diverse: int = 1
+    diversity_weight: float = 2.0
+    solver: str = "auto"
+    exact: bool = False
+
+
+class CounterfactualStrategies(Analysis):
+    """The closest strategy σ* to σ that meets a bound (seed 000), certified by Storm."""
+
+    command = "strategy"
+    Settings = CounterfactualSettings
+    columns = {"property": lambda r: r.problem.property.text, "P": lambda r: r.probability,
+               "d": lambda r: r.weighted_distance}
+
+    def problem(self, model: ExplicitModel, data: Mapping[str, Any], where: str | None) -> CounterfactualProblem:
+        if not isinstance(data, Mapping) or not {"strategy", "property"} <= set(data):
+            raise StrategyError(f'{where}: expected {{"strategy": {{...}}, "property": "P<=0.2 [...]"}}')
+        s = self.settings
+        sigma = Strategy.from_dict(model, data["strategy"], where)
+        return CounterfactualProblem(sigma, data["property"], s.weights, controllable_actions=s.controllable_actions,
+                                     controllable_states=s.controllable_states, epsilon=s.epsilon)
+
+    def solve(self, problem: CounterfactualProblem, deadline: Deadline) -> CounterfactualResult:
+        s = self.settings
+        return diverse_counterfactuals(problem, s.diverse, s.diversity_weight, s.solver, exact=s.exact,
+                                       deadline=deadline)
+
+
+def strategy_items(strategies: Sequence[Item], properties: Sequence[str]) -> list[Item]:
+    """The items of a ``strategy`` batch: every strategy with every property, strategy-major."""
+    return [Item(k, item.where, {"strategy": item.content, "property": prop, "id": item.id}, item.error)
+            for k, (item, prop) in enumerate((item, prop) for item in strategies for prop in properties)]

@@ -1,0 +1,198 @@
+"""Storm calls that cannot hang a command: model checking runs in forked child processes, stopped at the deadline.
+
+One call into Storm cannot be interrupted from Python: a value iteration that crawls on a stiff chain (a 16-state DTMC
+whose strategy leaves a cycle with probability 1e-7 per step took Storm's optimistic value iteration minutes) would
+hold the command past its time limit, and signals would wait for it. :func:`first_answer` therefore runs each way of
+answering a call (an :class:`Engine`: a method for people and the call itself) in a child process made by
+``os.fork`` (it shares the parent's Storm models without copying them), and waits in Python, where signals and the
+deadline act:
+
+- the first engine that answers wins; the others are killed;
+- engines with ``start_after`` start only when the earlier ones have not answered by then (a fallback such as exact
+  arithmetic on a small model, which cannot crawl, beside a value iteration that might);
+- when the deadline (:meth:`~stormcf.deadline.Deadline.current` unless one is given) passes first, every child is
+  killed and :class:`~stormcf.errors.TimeLimitReached` names the call; SIGTERM and Ctrl-C (the second one, in a
+  command that stops at safe points: the first one lets the call finish, as it may be the check of the answer to
+  report) kill the children on the way out;
+- an engine's error (a :class:`~stormcf.errors.StormcfError`, Storm running out of memory) is raised in the parent
+  when no other engine answers; a child that dies by a signal (Storm crashed) is an internal error naming the call.
+
+Forking costs a few milliseconds; what comes back is the call's result, pickled through a pipe between this process
+and its own child (never read from disk).
+
+Storm work whose result must stay in this process (a model Storm builds, which cannot be pickled) runs in a thread
+instead (:func:`in_thread`; Storm releases Python's lock while it works): the command waits for it in Python, so
+signals act at once, and when the deadline passes first the command goes on without it (the thread's result is
+dropped when it ends).
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from .. import interrupt
+from ..deadline import Deadline
+from ..errors import TimeLimitReached
+
+#: seconds between two looks at the deadline and the stop request while children work
+POLL = 0.05
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One way to answer a Storm call: ``method`` says how (for people, e.g. "Storm, exact rational arithmetic"),
+    ``call()`` computes the answer, ``start_after`` seconds after the call began it starts if no answer came yet."""
+
+    method: str
+    call: Callable[[], Any]
+    start_after: float = 0.0
+
+
+class StormCrash(RuntimeError):
+    """A Storm call ended its child process by a signal: an internal error (exit code 1), never a wrong number."""
+
+
+def isolated(call: Callable[[], Any], what: str, deadline: Deadline | None = None) -> Any:
+    """``call()`` in a child process (see the module docstring): its result, or its error."""
+    return first_answer([Engine("", call)], what, deadline)[0]
+
+
+def first_answer(engines: Sequence[Engine], what: str, deadline: Deadline | None = None) -> tuple[Any, Engine]:
+    """The first answer of ``engines`` (each in its own child process) and the engine that gave it; ``what`` names
+    the call in messages ("checking P=? [F "goal"]")."""
+    deadline = deadline if deadline is not None else Deadline.current()
+    began = time.monotonic()
+    waiting = sorted(engines, key=lambda e: e.start_after)
+    running: dict[int, _Child] = {}
+    errors: list[BaseException] = []
+    try:
+        while True:
+            while waiting and (waiting[0].start_after <= time.monotonic() - began or not running):
+                child = _Child(waiting.pop(0))
+                running[child.fd] = child
+            if deadline.out_of_time:
+                raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
+            ready, _, _ = select.select(list(running), [], [], POLL)
+            for fd in ready:
+                child = running[fd]
+                if not child.read():
+                    continue
+                del running[fd]
+                ok, value = child.outcome(what)
+                if ok:
+                    return value, child.engine
+                errors.append(value)
+            if not running and not waiting:
+                raise errors[0]
+    finally:
+        for child in running.values():
+            child.kill()
+
+
+def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = None) -> Any:
+    """``call()`` in a thread of this process (see the module docstring): its result, or its error;
+    :class:`~stormcf.errors.TimeLimitReached` when the deadline passes first."""
+    deadline = deadline if deadline is not None else Deadline.current()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as err:                # noqa: BLE001 - raised again in the waiting thread
+            box["error"] = err
+
+    worker = threading.Thread(target=work, name="stormcf-storm", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(POLL)
+        if worker.is_alive() and deadline.out_of_time:
+            raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+class _Child:
+    """One engine in a forked child process; its pickled outcome arrives through a pipe. Its temporary files go to a
+    scratch directory of the parent's, removed when the child is done or killed."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.scratch = tempfile.mkdtemp(prefix="stormcf-storm-")
+        interrupt.track_path(self.scratch)
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:                                 # the child: answer, write, exit without Python's clean-up
+            os.close(read)
+            tempfile.tempdir = self.scratch
+            _run_child(engine.call, write)
+        os.close(write)
+        self.pid, self.fd, self.data = pid, read, bytearray()
+        interrupt.track_child(pid)
+
+    def read(self) -> bool:
+        """Read what is there; True at the end of the data."""
+        chunk = os.read(self.fd, 1 << 20)
+        self.data += chunk
+        return not chunk
+
+    def outcome(self, what: str) -> tuple[bool, Any]:
+        """(True, value) or (False, the error to raise)."""
+        _, status = os.waitpid(self.pid, 0)
+        self._forget()
+        if os.WIFSIGNALED(status) or not self.data:
+            how = (f"by {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
+                   else f"with exit code {os.WEXITSTATUS(status)}")
+            return False, StormCrash(f"Storm's process ended {how} during {what}")
+        kind, value = pickle.loads(bytes(self.data))
+        return kind == "ok", value
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+        self._forget()
+
+    def _forget(self) -> None:
+        interrupt.untrack_child(self.pid)
+        os.close(self.fd)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        interrupt.untrack_path(self.scratch)
+
+
+def _run_child(call: Callable[[], Any], write: int) -> None:
+    try:
+        interrupt.die_with_parent()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        try:
+            signal.set_wakeup_fd(-1)                 # the parent's watchdog must not read our signals
+        except ValueError:
+            pass
+        try:
+            payload = pickle.dumps(("ok", call()), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as err:                # noqa: BLE001 - every error goes to the parent
+            payload = pickle.dumps(("error", _portable(err)), protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(write, view):]
+    finally:
+        os._exit(0)
+
+
+def _portable(err: BaseException) -> BaseException:
+    """``err`` if it survives pickling, else a RuntimeError with its message."""
+    try:
+        pickle.loads(pickle.dumps(err))
+        return err
+    except Exception:
+        return RuntimeError(f"{type(err).__name__}: {err}")
