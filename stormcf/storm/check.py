@@ -14,7 +14,7 @@ from stormpy.models import SparseDtmc, SparseModelComponents, SparseRewardModel
 
 from ..errors import PropertyError, StormcfError
 from ..model import ExplicitModel
-from ..properties import Property
+from ..properties import FILTER_KINDS, Property
 from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc
 from .handle import _mask, _storm_message, labelled_model
 from .rewards import refuse_unsound
@@ -36,6 +36,25 @@ class CheckResult:
     values: np.ndarray | None
     exact: tuple[Fraction | float, ...] | None
     holds: np.ndarray | None
+    filtered: "FilterResult | None" = None
+
+
+@dataclass(frozen=True)
+class FilterResult:
+    """Storm's answer to a filtered property ``filter(kind, φ, states)`` (Storm's own aggregates of its result).
+
+    ``states``: the states of the filter (indices); ``value``: the aggregate (max, min, sum, avg of φ's values;
+    count of the states where φ holds; 1.0/0.0 for forall/exists), None for ``values``; ``exact``: the same as a
+    Fraction when the check was exact; ``holds``: the truth of forall/exists; ``values``/``exact_values``: for
+    ``values``, φ's value (or truth, 1.0/0.0) in each of ``states``."""
+
+    kind: str
+    states: np.ndarray
+    value: float | None = None
+    exact: Fraction | None = None
+    holds: bool | None = None
+    values: np.ndarray | None = None
+    exact_values: tuple[Fraction | float, ...] | None = None
 
 
 def _environment(exact: bool):
@@ -58,6 +77,8 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool)
     answered as Storm answers them, for the initial state only (``values`` holds NaN elsewhere)."""
     require_checkable(model, prop)
     env = _environment(exact)
+    if prop.filter is not None:
+        return _check_filtered(storm_model, model, prop, env, exact)
     formula = prop.storm.get_raw_formula()
     n = model.n_states
     initial_only = prop.initial_state_only
@@ -71,8 +92,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool)
                 qualitative = stormpy.model_checking(storm_model, formula, environment=env,
                                                      only_initial_states=initial_only)
                 holds = _truth_values(qualitative, n, model.initial_state, initial_only)
-            formula = formula.clone()
-            formula.remove_bound()
+            formula = _without_bound(storm_model, prop)
         result = stormpy.model_checking(storm_model, formula, environment=env, only_initial_states=initial_only)
     except Exception as err:
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
@@ -88,6 +108,69 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool)
             holds = np.array([prop.satisfied_by(f) for f in fractions], dtype=bool)
         return CheckResult(np.array([float(f) for f in fractions]), fractions, holds)
     return CheckResult(np.array(raw, dtype=float), None, holds)
+
+
+def _without_bound(storm_model, prop: Property):
+    """The formula of a bounded property without its bound, for its value. On a model with nondeterminism a bound
+    without ``min``/``max`` must hold for every scheduler, so Storm decides it by the optimum
+    :attr:`~stormcf.properties.Property.bound_optimum` (``P>=b``: Pmin, ``P<=b``: Pmax): the value is that one."""
+    formula = prop.storm.get_raw_formula().clone()
+    formula.remove_bound()
+    if storm_model.is_nondeterministic_model and prop.bound_optimum is not None:
+        formula.set_optimality_type(stormpy.logic.OptimizationDirection.MINIMIZE if prop.bound_optimum == "min"
+                                    else stormpy.logic.OptimizationDirection.MAXIMIZE)
+    return formula
+
+
+def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exact: bool) -> CheckResult:
+    """``filter(kind, φ, states)`` as Storm's command line answers it: φ checked in every state (with its bound: a
+    truth value per state), restricted to the states where the states formula holds, then aggregated by Storm's
+    own functions of the result (max, min, sum, avg of values; count, forall, exists of truth values)."""
+    kind = prop.filter.kind
+    try:
+        result = stormpy.model_checking(storm_model, prop.storm.get_raw_formula(), environment=env)
+        states = stormpy.model_checking(storm_model, prop.filter.storm, environment=env)
+        indices = np.flatnonzero(_mask(states.get_truth_values_vector(), model.n_states))
+        if not indices.size and kind in ("max", "min", "avg"):
+            raise PropertyError(f"{prop.text}: no state satisfies {prop.filter.states}, and the {kind} of no value "
+                                f"is not defined")
+        truth = None if result.is_quantitative() else _mask(result.get_truth_values_vector(), model.n_states)
+        result.filter(states)
+        if result.is_quantitative():
+            if FILTER_KINDS[kind] == "truth":
+                raise PropertyError(f"{prop.text}: filter {kind} counts the states where a property holds; "
+                                    f"{prop.storm.get_raw_formula()} has values, not truth values (give it a bound)")
+            if kind == "values":
+                raw = [result.get_value(int(s)) for s in indices]
+                return _filter_result(kind, indices, values=raw, exact=exact)
+            aggregate = {"max": result.get_max, "min": result.get_min, "sum": result.sum, "avg": result.average}
+            return _filter_result(kind, indices, value=aggregate[kind](), exact=exact)
+        if FILTER_KINDS[kind] == "number":
+            raise PropertyError(f"{prop.text}: filter {kind} aggregates values; {prop.storm.get_raw_formula()} has "
+                                f"truth values (drop its bound, or use forall, exists or count)")
+        if kind == "values":
+            return _filter_result(kind, indices, values=truth[indices].astype(float).tolist(), exact=False)
+        if kind == "count":
+            return _filter_result(kind, indices, value=result.count(), exact=exact)
+        holds = bool(result.forall_true() if kind == "forall" else result.exists_true())
+        return _filter_result(kind, indices, value=float(holds), exact=False, holds=holds)
+    except PropertyError:
+        raise
+    except Exception as err:
+        raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+
+
+def _filter_result(kind: str, states: np.ndarray, *, value=None, values=None, exact: bool,
+                   holds: bool | None = None) -> CheckResult:
+    """A filter's answer as Storm gave it (Storm numbers: rationals when ``exact``, as Fractions)."""
+    if exact:
+        value = None if value is None else _fraction(value)
+        values = None if values is None else tuple(_fraction(v) for v in values)
+    filtered = FilterResult(kind, states, None if value is None else float(value),
+                            value if isinstance(value, Fraction) else None, holds,
+                            None if values is None else np.array([float(v) for v in values], dtype=float),
+                            values if exact else None)
+    return CheckResult(None, None, None, filtered)
 
 
 def require_checkable(model: ExplicitModel, prop: Property) -> None:
@@ -201,12 +284,10 @@ def _scheduler_rows(model: ExplicitModel, result) -> np.ndarray:
 def optimal_choices(model: ExplicitModel, prop: Property) -> tuple[np.ndarray, np.ndarray]:
     """Values and the rows of an optimal memoryless deterministic scheduler Storm computes for ``prop``."""
     require_checkable(model, prop)
-    formula = prop.storm.get_raw_formula()
-    if prop.has_bound:
-        formula = formula.clone()
-        formula.remove_bound()
+    storm_model = labelled_model(_handle_of(model), prop.labels)
+    formula = _without_bound(storm_model, prop) if prop.has_bound else prop.storm.get_raw_formula()
     try:
-        result = stormpy.model_checking(labelled_model(_handle_of(model), prop.labels), formula,
+        result = stormpy.model_checking(storm_model, formula,
                                         extract_scheduler=True, environment=_environment(False))
     except Exception as err:
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
