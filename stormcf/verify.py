@@ -142,12 +142,17 @@ class Check:
 
 
 def method_text(exact: bool, prop: Property | None = None) -> str:
-    """How Storm computed a value: exactly, by sound value iteration, or (long-run averages) by its LRA solver,
-    whose precision stormpy 2.0 does not expose."""
+    """How Storm computed a value: exactly, by sound value iteration, (long-run averages) by its LRA solver, whose
+    precision stormpy 2.0 does not expose, or (conditional probabilities) by Storm's conditional algorithm, whose own
+    precision setting (default 1e-6) the bridge sets to :data:`~stormcf.storm.PRECISION`."""
     if exact:
         return "Storm, exact rational arithmetic"
     if prop is not None and prop.path == "long_run_average":
         return f"Storm, long-run average solver (its default relative precision {float(storm.LRA_PRECISION):g})"
+    if prop is not None and prop.path == "conditional":
+        return (f"Storm, conditional probability by Baier et al.'s transformation (on MDPs its restart method), value "
+                f"iteration at relative precision {float(storm.PRECISION):g} (Storm bounds the error of the final "
+                f"solve, not of the transformation's own approximations)")
     return f"Storm, sound value iteration (relative precision {float(storm.PRECISION):g})"
 
 

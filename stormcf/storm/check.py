@@ -64,6 +64,9 @@ def _environment(exact: bool):
     precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
     env.solver().min_max().precision = precision
     env.solver().native().precision = precision
+    conditional = env.modelchecker().conditional()      # Storm's conditional algorithm has its own precision
+    conditional.precision = precision                   # (default 1e-6), which overrides the solvers' above
+    conditional.relative_precision = True
     return env
 
 
