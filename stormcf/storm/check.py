@@ -2,6 +2,7 @@
 prob0/1 sets, interval MDPs."""
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -273,30 +274,81 @@ def reach_values(model: ExplicitModel, target: np.ndarray, direction: str, sched
     except Exception as err:
         raise StormcfError(f"Storm failed on {text}: {_storm_message(err)}") from None
     values = np.array(result.get_value_vector(), dtype=float)
-    return values, (_scheduler_rows(model, result) if scheduler else None)
+    return values, (_scheduler_rows(model, storm_model, result, text) if scheduler else None)
 
 
-def _scheduler_rows(model: ExplicitModel, result) -> np.ndarray:
-    """The row chosen in every state by the memoryless deterministic scheduler of a Storm result."""
+@dataclass(frozen=True)
+class SchedulerChoices:
+    """An optimal memoryless scheduler Storm computed, as stormcf's arrays.
+
+    ``values``: Storm's optimal value of every state; ``probabilities``: σ(row) for every choice (Storm's randomised
+    choices as distributions); ``open_states``: the states where Storm left the choice open (its schedulers are
+    partial where the value does not depend on the choice); σ plays their first choice, as Storm does when it
+    completes a partial scheduler."""
+
+    values: np.ndarray
+    probabilities: np.ndarray
+    open_states: np.ndarray
+
+    @property
+    def deterministic(self) -> bool:
+        return bool(np.all((self.probabilities == 0) | (self.probabilities == 1)))
+
+
+def _scheduler_choices(model: ExplicitModel, storm_model, result, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """σ(row) of the memoryless scheduler of a Storm result, and the states whose choice Storm left open (σ takes
+    their first choice). A scheduler with memory is refused: stormcf's strategies are memoryless."""
     sched = result.get_scheduler()
-    local = np.fromiter((sched.get_choice(s).get_deterministic_choice() for s in range(model.n_states)),
-                        dtype=np.int64, count=model.n_states)
-    return model.row_groups[:-1] + local
+    if not sched.memoryless:
+        raise PropertyError(f"Storm's optimal scheduler for {what} needs memory ({sched.memory_size} memory states); "
+                            f"strategies in stormcf are memoryless")
+    n, starts = model.n_states, model.row_groups[:-1]
+    local = np.zeros(n, dtype=np.int64)
+    open_states, randomised = [], []
+    for s in range(n):
+        choice = sched.get_choice(s)
+        if choice.deterministic:
+            local[s] = choice.get_deterministic_choice()
+        elif choice.defined:
+            randomised.append(s)
+        else:
+            open_states.append(s)
+    sigma = np.zeros(model.n_choices)
+    sigma[starts + local] = 1.0
+    if randomised:                      # Storm's JSON export lists each distribution by global row index
+        chosen = {entry["s"]: entry["c"] for entry in json.loads(sched.to_json_str(storm_model))}
+        for s in randomised:
+            sigma[starts[s]:model.row_groups[s + 1]] = 0.0
+            for c in chosen[s]:
+                sigma[int(c["index"])] = float(c["prob"])
+    return sigma, np.array(open_states, dtype=np.int64)
 
 
-def optimal_choices(model: ExplicitModel, prop: Property) -> tuple[np.ndarray, np.ndarray]:
-    """Values and the rows of an optimal memoryless deterministic scheduler Storm computes for ``prop``."""
+def _scheduler_rows(model: ExplicitModel, storm_model, result, what: str) -> np.ndarray:
+    """The row chosen in every state by the memoryless deterministic scheduler of a Storm result (the first choice
+    where Storm left it open)."""
+    sigma, _ = _scheduler_choices(model, storm_model, result, what)
+    randomised = np.flatnonzero((sigma > 0) & (sigma < 1))
+    if randomised.size:
+        state = model.state_name(int(model.state_of_choice[randomised[0]]))
+        raise StormcfError(f"Storm's scheduler for {what} randomises in state {state}; a deterministic one was needed")
+    return np.flatnonzero(sigma == 1.0)
+
+
+def optimal_choices(model: ExplicitModel, prop: Property) -> SchedulerChoices:
+    """Storm's optimal values of ``prop`` and an optimal memoryless scheduler for it (:class:`SchedulerChoices`)."""
     require_checkable(model, prop)
     storm_model = labelled_model(_handle_of(model), prop.labels)
     formula = _without_bound(storm_model, prop) if prop.has_bound else prop.storm.get_raw_formula()
     try:
-        result = stormpy.model_checking(storm_model, formula,
-                                        extract_scheduler=True, environment=_environment(False))
+        result = stormpy.model_checking(storm_model, formula, extract_scheduler=True,
+                                        environment=_environment(False), only_initial_states=prop.initial_state_only)
     except Exception as err:
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
     if not result.has_scheduler():
         raise PropertyError(f"Storm gives no memoryless scheduler for {prop.text} (bounded properties need memory)")
-    return np.array(result.get_value_vector(), dtype=float), _scheduler_rows(model, result)
+    sigma, open_states = _scheduler_choices(model, storm_model, result, prop.text)
+    return SchedulerChoices(np.array(result.get_value_vector(), dtype=float), sigma, open_states)
 
 
 def prob01_states(model: ExplicitModel, target: np.ndarray, direction: str) -> tuple[np.ndarray, np.ndarray]:
