@@ -1,7 +1,8 @@
 """The ``stormcf`` command line: a thin layer over the Python API.
 
 Exit codes (:data:`EXIT_CODES`): 0 success, 2 bad input (one line on stderr naming the problem), 1 internal error,
-3 a violated property with ``check --fail-if-violated``, 130 interrupted (Ctrl-C twice), 143 terminated (SIGTERM).
+3 a violated property with ``check --fail-if-violated``, 4 a batch with a failed item, 130 interrupted (Ctrl-C
+twice), 141 stdout's reader went away (``| head``; no message), 143 terminated (SIGTERM).
 """
 from __future__ import annotations
 
@@ -22,7 +23,11 @@ from .common import add_console_arguments, check_outputs
 
 EXIT_CODES = """exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
 running out of memory; 1 internal error (including Storm not confirming a computed value); 3 check
---fail-if-violated and a bounded property does not hold; 130 interrupted; 143 terminated"""
+--fail-if-violated and a bounded property does not hold; 4 a batch in which an item failed (every item's document
+is written); 130 interrupted; 141 the reader of stdout went away (e.g. | head), quietly; 143 terminated"""
+
+#: exit code when stdout's reader has gone (128 + SIGPIPE, as Unix tools killed by SIGPIPE)
+CLOSED_PIPE = 141
 
 #: subcommand modules of stormcf.cli; each has ``register(subparsers)``
 COMMANDS = ("info", "check", "strategy", "strategy_file", "simulate", "icfmdp", "explain_path", "recourse", "setcover",
@@ -89,7 +94,11 @@ def _run(args: argparse.Namespace) -> int:
         json_on_stdout = getattr(args, "json", None) == "-"
         with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else _nothing(), \
                 interrupt.stop_on_interrupt(getattr(args, "stoppable", False)):
-            return int(args.run(args) or 0)
+            code = int(args.run(args) or 0)
+        sys.stdout.flush()                        # a closed pipe shows here, not in Python's flush at exit
+        return code
+    except BrokenPipeError:                       # the reader went away (stormcf ... | head): end quietly
+        return _closed_pipe()
     except StormcfError as err:
         return _fail(f"error: {err}", 2)
     except MemoryError as err:
@@ -102,6 +111,15 @@ def _run(args: argparse.Namespace) -> int:
         if os.environ.get("STORMCF_DEBUG"):
             traceback.print_exc()
         return _fail(f"internal error: {type(err).__name__}: {err} (set STORMCF_DEBUG=1 for the traceback)", 1)
+
+
+def _closed_pipe() -> int:
+    """Exit as Unix tools do when the reader of their output has gone: no message, 128 + SIGPIPE. stdout is pointed
+    at /dev/null so that Python's own flush at exit finds no broken pipe (Python's documented recipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return CLOSED_PIPE
 
 
 def _fail(message: str, code: int) -> int:

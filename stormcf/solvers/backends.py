@@ -227,7 +227,7 @@ class ChildJob(Job):
             if self._process.returncode != 0 or not self._target.exists():
                 why = (stderr.strip().splitlines() or [f"exit code {self._process.returncode}"])[-1]
                 return {"status": "crashed", "note": f"{self.solver} crashed ({why[:120]})"}
-            with np.load(self._target) as result:
+            with np.load(self._target, allow_pickle=False) as result:
                 return {k: (str(result[k]) if k == "status" else result[k]) for k in result.files}
         finally:
             self._tmp.cleanup()

@@ -175,7 +175,7 @@ def _scipy_milp(data: dict) -> dict:
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the terminal's Ctrl-C reaches us too: the parent decides
     solver, source, target = sys.argv[1], sys.argv[2], sys.argv[3]
-    with np.load(source) as archive:
+    with np.load(source, allow_pickle=False) as archive:
         data = {k: archive[k] for k in archive.files}
     np.savez(target, **solve(solver, data))
 
