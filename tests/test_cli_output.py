@@ -86,3 +86,20 @@ def test_help_lists_every_exit_code(cli):
     for number in ("0 success", "2 bad input", "1 internal error", "3 check", "4 a batch in which an item failed",
                    "130 interrupted", "141", "143 terminated"):
         assert number in text
+
+
+GRID, GRID_PATH = stormcf.example_path("gridworld.prism"), stormcf.example_path("gridworld.catastrophic.json")
+TREAT, TREAT_PATH = stormcf.example_path("treat.prism"), stormcf.example_path("treat.path.json")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["explain-path", TREAT, "--path", TREAT_PATH, "--k", "1", "--mc-samples", "50"],
+     "--mc-samples 50 applies to --estimator mc only (the estimator is exact)"),
+    (["icfmdp", GRID, "-c", "p=0.4", "--path", GRID_PATH, "--baseline", "gumbel", "--mc-samples", "50"],
+     "--mc-samples 50 applies to --estimator mc only"),
+    (["icfmdp", GRID, "-c", "p=0.4", "--path", GRID_PATH, "--estimator", "mc"],
+     "--estimator mc applies to the Gumbel-max baseline only")])
+def test_options_that_would_be_ignored_are_refused(argv, needle, cli):
+    """--mc-samples without --estimator mc used to be ignored silently."""
+    code, out, err = cli(*argv)
+    assert code == 2 and needle in err and not out

@@ -144,6 +144,16 @@ def model_line(model: ExplicitModel) -> str:
             f"{model.n_transitions} transitions ({int(model.decision_states.sum())} decision states)")
 
 
+def mc_samples(args: argparse.Namespace, default: int) -> int:
+    """``--mc-samples`` (``default`` when not given); refused without ``--estimator mc``, which alone uses it."""
+    if args.mc_samples is None:
+        return default
+    if args.estimator != "mc":
+        raise OptionError(f"--mc-samples {args.mc_samples} applies to --estimator mc only (the estimator is "
+                          f"{args.estimator})")
+    return args.mc_samples
+
+
 def positive_int(text: str) -> int:
     return _bounded_int(text, 1, "a positive integer")
 
