@@ -21,8 +21,9 @@ On a Dask cluster, the same with joblib's configuration::
 from .run import (BatchSummary, Item, ItemError, ModelFile, Outcome, Source, Task, backend, read_jsonl, run_batch,
                   run_item, shared)
 from .tasks import (COLUMNS, InstanceFile, RecourseData, check_task, counterfactual_task, explain_task, icfmdp_task,
-                    recourse_task, setcover_task, strategy_items)
+                    recourse_task, setcover_task, strategy_items, summary_columns)
 
 __all__ = ["BatchSummary", "COLUMNS", "InstanceFile", "Item", "ItemError", "ModelFile", "Outcome", "RecourseData",
            "Source", "Task", "backend", "check_task", "counterfactual_task", "explain_task", "icfmdp_task",
-           "read_jsonl", "recourse_task", "run_batch", "run_item", "setcover_task", "shared", "strategy_items"]
+           "read_jsonl", "recourse_task", "run_batch", "run_item", "setcover_task", "shared", "strategy_items",
+           "summary_columns"]

@@ -26,6 +26,7 @@ from ..icfmdp import ICFMDPProblem, solve_icfmdp
 from ..model import ExplicitModel
 from ..modelcheck import check_properties
 from ..paths import ObservedPath
+from ..properties import split_name
 from ..recourse import BRKGASettings, solve_recourse
 from ..recourse.datasets import dataset_problem, load_dataset, train_classifier
 from ..recourse.problem import OBJECTIVES, RecourseProblem, Rounding
@@ -160,9 +161,36 @@ def _recourse(problems: Callable[[int], RecourseProblem], data: Any, where: str,
 
 
 # ================================================================================================ summary tables
-def _results(doc: Mapping[str, Any]) -> str:
-    return "; ".join(f"{r['value']:.6g}" if isinstance(r.get("value"), float) else str(r.get("value"))
-                     for r in doc["results"])
+def _result_cell(k: int, doc: Mapping[str, Any]) -> str:
+    """The k-th property's answer in a ``check`` document: the value (and the verdict of a bound), whether a
+    multi-objective query is achievable or its Pareto points, or the number of states of a values filter."""
+    r = doc["results"][k]
+    if "states" in r and "values" in r:
+        return f"{len(r['states'])} states"
+    if r.get("kind") == "pareto":
+        return f"{len(r['points'])} points"
+    if r.get("kind") == "achievability":
+        return "achievable" if r["holds"] else "not achievable"
+    value = r.get("value")
+    text = f"{value:.6g}" if isinstance(value, float) else str(value)
+    return text if r.get("holds") is None else f"{text} ({'holds' if r['holds'] else 'violated'})"
+
+
+def check_columns(properties: Sequence[str]) -> Columns:
+    """One column per property of a ``check`` batch, headed by its name (``"name": ...``) or its text."""
+    columns: dict[str, Callable[[Mapping[str, Any]], Any]] = {}
+    for k, text in enumerate(properties):
+        name, written = split_name(text)
+        heading = name or written
+        if heading in columns:
+            heading = f"{heading} (#{k + 1})"
+        columns[heading] = partial(_result_cell, k)
+    return columns
+
+
+def summary_columns(task: Task) -> Columns:
+    """The columns of a batch's summary table (``check``: one per property)."""
+    return check_columns(task.options["properties"]) if task.command == "check" else COLUMNS[task.command]
 
 
 #: the columns of every command's batch summary table (heading -> value from the item's document)
@@ -172,7 +200,6 @@ COLUMNS: dict[str, Columns] = {
                "pairs": lambda d: d["icfmdp"]["pairs"]},
     "explain-path": {"value": lambda d: d["value"], "outcome": lambda d: d["path"]["outcome"],
                      "improvement": lambda d: d["improvement"]},
-    "check": {"values": _results},
     "strategy": {"property": lambda d: d.get("property"), "P": lambda d: d.get("probability"),
                  "d": lambda d: (d.get("distance") or {}).get("weighted")},
     "setcover": {"cost": lambda d: d["cost"], "actions": lambda d: ",".join(d["actions"]) or "-"},

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .. import console
-from ..batch import COLUMNS, BatchSummary, Item, ModelFile, Source, Task, backend, read_jsonl, run_batch
+from ..batch import BatchSummary, Item, ModelFile, Source, Task, backend, read_jsonl, run_batch, summary_columns
 from ..errors import OptionError, OutputError, PathError
 from ..examples import read_json
 from ..model import ExplicitModel
@@ -195,7 +195,7 @@ def require_single(args: argparse.Namespace, inputs: str) -> None:
 def run_batch_command(args: argparse.Namespace, source: Source, task: Task, items: Sequence[Item]) -> BatchSummary:
     """Run a batch: its documents as JSON lines to ``--json OUT`` (``-``: stdout, which then holds only them) and the
     summary table on stdout. Returns the summary (statuses, failures) for the exit code."""
-    summary = BatchSummary(COLUMNS[task.command], with_model=isinstance(source, ModelFile))
+    summary = BatchSummary(summary_columns(task), with_model=isinstance(source, ModelFile))
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
     start = time.perf_counter()
     output = json_lines(args.json, args.result_stream) if args.json else contextlib.nullcontext(lambda document: None)
