@@ -183,7 +183,9 @@ def add_batch_arguments(parser: argparse.ArgumentParser, inputs: str) -> None:
     group.add_argument("--backend", choices=("loky", "dask"), default="loky",
                        help="loky: processes on this machine (default); dask: the cluster at --scheduler")
     group.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                       help="address of a running Dask scheduler (with --backend dask), e.g. tcp://host:8786")
+                       help="address of a running Dask scheduler you trust (it can run code here), with --backend "
+                            "dask, e.g. tls://host:8786 (certificates from Dask's configuration, e.g. "
+                            "DASK_DISTRIBUTED__COMM__TLS__CA_FILE) or tcp://host:8786 (unencrypted)")
 
 
 def require_single(args: argparse.Namespace, inputs: str) -> None:
