@@ -29,5 +29,5 @@ setup(
         # nbclient...: the tutorial notebook runs in a test; cryptography: a throwaway certificate for the Dask TLS test
         "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel", "cryptography"],
     },
-    entry_points={"console_scripts": ["stormcf=stormcf.cli:main"]},
+    entry_points={"console_scripts": ["stormcf=stormcf.__main__:main"]},
 )

@@ -18,7 +18,7 @@ from importlib import import_module
 
 from .. import console, interrupt
 from ..errors import StormcfError
-from ..limits import out_of_memory_message
+from ..limits import is_out_of_memory, out_of_memory_message
 from .common import add_console_arguments, check_outputs
 
 EXIT_CODES = """exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
@@ -108,6 +108,8 @@ def _run(args: argparse.Namespace) -> int:
     except Terminated:
         return _fail("terminated", 143)
     except Exception as err:   # an internal error: say so, keep the traceback for STORMCF_DEBUG=1
+        if is_out_of_memory(err):               # e.g. a library that cannot be mapped any more (an ImportError)
+            return _fail(f"error: {out_of_memory_message(err)}", 2)
         if os.environ.get("STORMCF_DEBUG"):
             traceback.print_exc()
         return _fail(f"internal error: {type(err).__name__}: {err} (set STORMCF_DEBUG=1 for the traceback)", 1)
