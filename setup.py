@@ -26,7 +26,8 @@ setup(
         "plot": ["matplotlib"],
         "dask": ["dask[distributed]"],
         "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency
-        "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel"],   # the tutorial notebook runs in a test
+        # nbclient...: the tutorial notebook runs in a test; cryptography: a throwaway certificate for the Dask TLS test
+        "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel", "cryptography"],
     },
-    entry_points={"console_scripts": ["stormcf=stormcf.cli:main"]},
+    entry_points={"console_scripts": ["stormcf=stormcf.__main__:main"]},
 )

@@ -62,7 +62,7 @@ def bounds_megabytes(ic: CounterfactualMDP) -> tuple[float, float]:
 
 
 def sepsis(folder: Path, file: str):
-    d = np.load(folder / file)
+    d = np.load(folder / file, allow_pickle=False)
     model = mdp_from_arrays(d["P"], d["R"], initial_state=int(d["init_state"]))
     return d, model, path_from_arrays(model, d["obs_states"], d["obs_actions"], d["obs_next_states"])
 

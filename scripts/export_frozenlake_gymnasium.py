@@ -12,6 +12,8 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 
+from stormcf.report import write_npz
+
 
 def table(map_name: str) -> np.ndarray:
     env = gymnasium.make("FrozenLake-v1", map_name=map_name, is_slippery=True)
@@ -27,5 +29,5 @@ def table(map_name: str) -> np.ndarray:
 
 if __name__ == "__main__":
     target = Path(__file__).resolve().parent.parent / "tests" / "icfmdp" / "data" / "frozenlake_gymnasium.npz"
-    np.savez_compressed(target, P4=table("4x4"), P8=table("8x8"), version=gymnasium.__version__)
+    write_npz(target, P4=table("4x4"), P8=table("8x8"), version=gymnasium.__version__)
     print(f"wrote {target} (gymnasium {gymnasium.__version__})")

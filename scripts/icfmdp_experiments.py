@@ -35,6 +35,8 @@ import stormcf
 from stormcf.counterfactual_mdp import counterfactual_transitions, gumbel_cfmdp
 from stormcf.icfmdp import evaluate_policies, interval_cfmdp, policy_value, robust_value_iteration, storm_value
 from stormcf.paths import ObservedPath, simulate
+from stormcf.plotting import save_figure
+from stormcf.report import write_text
 
 T = 10
 MODELS = {"GridWorld p=0.9": ("gridworld.prism", "p=0.9", "goal", "danger"),
@@ -108,10 +110,9 @@ def figures(out: Path, cfmdps: int, n_paths: int) -> None:
         ax.set(ylabel="counterfactual path reward", title=f"Figure {fig}: {name} (mean, min-max over paths)")
         ax.legend(fontsize=8)
         fig_.tight_layout()
-        fig_.savefig(out / f"figure{fig}_{name.split()[0].lower()}{name.split('=')[-1] if '=' in name else ''}.png",
-                     dpi=120)
-        plt.close(fig_)
-    (out / "figures_3_5.md").write_text("\n".join(lines) + "\n")
+        save_figure(fig_, out / f"figure{fig}_{name.split()[0].lower()}{name.split('=')[-1] if '=' in name else ''}"
+                              f".png", dpi=120)
+    write_text("\n".join(lines) + "\n", out / "figures_3_5.md")
     print("\n".join(lines))
 
 
@@ -128,7 +129,7 @@ def table3(out: Path) -> None:
             for a in widths:
                 widths[a].append(interval_cfmdp(path, a, layers="all").mean_bound_width())
         lines.append(f"| {name} | " + " | ".join(f"{np.mean(w):.4f}" for w in widths.values()) + " |")
-    (out / "table3.md").write_text("\n".join(lines) + "\n")
+    write_text("\n".join(lines) + "\n", out / "table3.md")
     print("\n".join(lines))
 
 
@@ -160,7 +161,7 @@ def table4(out: Path, mc_paths: int) -> None:
         t = {key: float(np.median(v)) for key, v in times.items()}
         lines.append(f"| {name} | {t['ic']:.4f} | {t['exact']:.4f} | {t['mc']:.2f}{note} | {t['mc'] / t['ic']:.0f}x "
                      f"| {t['ic_reachable']:.4f} | {t['exact_reachable']:.4f} |")
-    (out / "table4.md").write_text("\n".join(lines) + "\n")
+    write_text("\n".join(lines) + "\n", out / "table4.md")
     print("\n".join(lines))
 
 

@@ -23,7 +23,6 @@ Results go to ``results/recourse/`` (one JSON line per run and instance, and tab
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -33,6 +32,7 @@ import numpy as np
 from stormcf.recourse import AUTHORS_ROUNDING, BRKGASettings, Rounding, solve_recourse
 from stormcf.recourse.datasets import dataset_problem
 from stormcf.recourse.exact import optimum, plan_mdp
+from stormcf.report import json_lines, write_text
 
 RUNS = (("scf", "adult", False), ("cscf", "adult", True), ("scf", "german", False))
 
@@ -195,18 +195,17 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     records = []
-    with (out / "runs.jsonl").open("w") as log:
+    with json_lines(out / "runs.jsonl") as log:          # written atomically when every run is done
         for run, dataset, discounted in RUNS:
             for instance in range(args.instances):
                 record = run_instance(run, dataset, discounted, instance, settings, rounding, args.grid)
                 records.append(record)
-                log.write(json.dumps(record) + "\n")
-                log.flush()
+                log(record)
                 print(f"{run} {dataset} {instance}: {len(record['front'])} plans, {record['seconds']:.2f} s, "
                       f"grid optimum {record['grid']['least_cost']:.4g} ({record['grid']['seconds']:.3f} s)",
                       flush=True)
     text = tables(records, settings, args.grid)
-    (out / "tables.md").write_text(text)
+    write_text(text, out / "tables.md")
     print(text)
 
 

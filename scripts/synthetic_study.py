@@ -1,4 +1,5 @@
-"""The synthetic study of Tsirtsis et al. (NeurIPS 2021, §5) with stormcf, next to the numbers of the seed-001 notes §3.6.
+"""The synthetic study of Tsirtsis et al. (NeurIPS 2021, §5) with stormcf, next to the numbers of the seed-001 notes
+§3.6.
 
 n = 20 states, m = 10 actions, T = 20, R(s, a) = s, α in {0, .01, .05, .1, .4, .5, 1}; 10 MDPs (param seeds 1..10)
 x 50 episodes (ids 0..49) per α, generated with the authors' random draws (stormcf.explain.synthetic) and written as
@@ -24,6 +25,7 @@ from stormcf.counterfactual_mdp import sample_paths
 from stormcf.errors import StateError
 from stormcf.explain import ExplanationProblem, counterfactual_mdp, k_change_dp, summarize, unrolled_model
 from stormcf.modes import Nature
+from stormcf.report import write_text
 from stormcf.explain.synthetic import bellman_policy, path_dict, synthetic_episode, synthetic_prism, \
     synthetic_transitions
 
@@ -55,7 +57,8 @@ NOTES_DISTRIBUTION = {  # (α, k): median, p10, p90, max, fraction > 0 of the re
     (0.4, 2): (4.50, 1.72, 7.62, 12.65, 0.998), (0.4, 5): (8.02, 3.30, 12.84, 21.07, 1.000),
     (0.4, 10): (10.37, 4.07, 17.30, 28.37, 1.000), (0.1, 2): (3.27, 1.07, 6.39, 11.84, 0.976),
     (0.1, 5): (6.58, 2.49, 11.66, 22.48, 0.994), (0.1, 10): (9.12, 3.16, 15.90, 33.65, 0.994)}
-AUTHORS_SPEED = "authors' code: counterfactual MDP 62 s/episode (paper), 23-27 s on the anchor machine; maximize k=0..20: 8-15 s"
+AUTHORS_SPEED = ("authors' code: counterfactual MDP 62 s/episode (paper), 23-27 s on the anchor machine; maximize "
+                 "k=0..20: 8-15 s")
 
 
 class Models:
@@ -169,7 +172,8 @@ def report(results: dict) -> None:
     print("alpha  " + "".join(f"{'k=' + str(k):>16}" for k in KS))
     for alpha, rows in results.items():
         rel = _relative(rows)
-        print(f"{alpha:<6} " + "".join(f"{rel[:, k].mean():>8.2f} |{n:>6.2f}" for k, n in zip(KS, NOTES_IMPROVEMENT[alpha])))
+        print(f"{alpha:<6} " + "".join(f"{rel[:, k].mean():>8.2f} |{n:>6.2f}"
+                                        for k, n in zip(KS, NOTES_IMPROVEMENT[alpha])))
     print("\nMean o(τ) and mean h(s0,T,k): stormcf exact | notes")
     print("alpha  " + f"{'o(τ)':>17}" + "".join(f"{'k=' + str(k):>19}" for k in KS))
     for alpha, rows in results.items():
@@ -203,16 +207,16 @@ def _report_mc_and_storm(results: dict) -> None:
         pairs = [(np.array(r["mc"]["h"]), np.array(r["h"])) for r in rows if "mc" in r]
         if pairs:
             d = np.array([a - b for a, b in pairs])
-            print(f"  α = {alpha:<5} ({len(pairs)} episodes): k=2 {d[:, 2].mean():+.3f} (max {np.abs(d[:, 2]).max():.3f})"
-                  f"   k=10 {d[:, 10].mean():+.3f} (max {np.abs(d[:, 10]).max():.3f})"
+            print(f"  α = {alpha:<5} ({len(pairs)} episodes): k=2 {d[:, 2].mean():+.3f} "
+                  f"(max {np.abs(d[:, 2]).max():.3f})   k=10 {d[:, 10].mean():+.3f} (max {np.abs(d[:, 10]).max():.3f})"
                   f"   k=20 {d[:, 20].mean():+.3f} (max {np.abs(d[:, 20]).max():.3f})")
     for alpha, rows in results.items():
         pairs = [(np.array(r["authors_mc"]), np.array(r["h"])) for r in rows if "authors_mc" in r]
         if pairs:
             d = np.array([a - b for a, b in pairs])
             print(f"  authors' estimator replayed (shared samples, seeds 1..1000 at every step), α = {alpha} "
-                  f"({len(pairs)} episodes): h_authors - h_exact: k=2 {d[:, 2].mean():+.3f}  k=10 {d[:, 10].mean():+.3f}"
-                  f"  k=20 {d[:, 20].mean():+.3f}")
+                  f"({len(pairs)} episodes): h_authors - h_exact: k=2 {d[:, 2].mean():+.3f}  "
+                  f"k=10 {d[:, 10].mean():+.3f}  k=20 {d[:, 20].mean():+.3f}")
     gaps = [abs(v - r["h"][int(k)]) / max(1.0, abs(r["h"][int(k)]))
             for rows in results.values() for r in rows for k, v in r.get("storm", {}).items()]
     if gaps:
@@ -252,7 +256,7 @@ def main() -> None:
     results = study(args)
     report(results)
     if args.json:
-        Path(args.json).write_text(json.dumps({str(a): rows for a, rows in results.items()}, default=float))
+        write_text(json.dumps({str(a): rows for a, rows in results.items()}, default=float), args.json)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ from .errors import OptionError
 from .limits import require_memory
 from .model import ExplicitModel
 from .paths import ObservedPath, simulate
-from .reachability import optimal_strategy
 from .report import Report
+from . import storm
 from .storm import parse_property
 from .strategy import Strategy
 from .verify import Check, check_strategy, format_value
@@ -43,6 +43,7 @@ class StrategyFile(Report):
     seed: int | None = None
     checks: Sequence[Check] = ()
     timings: dict[str, float] = field(default_factory=dict)
+    notes: Sequence[str] = ()
     status = "ok"
 
     @property
@@ -59,6 +60,7 @@ class StrategyFile(Report):
                 "scheduler": f"Storm's optimal scheduler for {self.prop}"}[self.kind]
         lines = [f"{self.file}: {what}, {int(self.model.decision_states.sum())} decision states listed"]
         lines += [f"checked by Storm on the DTMC it induces: {c}" for c in self.checks]
+        lines += [f"note: {note}" for note in self.notes]
         return "\n".join(lines)
 
 
@@ -69,6 +71,7 @@ def make_strategy_file(model: ExplicitModel, out: str | os.PathLike, kind: str, 
     if kind not in STRATEGY_KINDS:
         raise OptionError(f"unknown kind of strategy '{kind}' (kinds: {', '.join(STRATEGY_KINDS)})")
     checks: tuple[Check, ...] = ()
+    notes: list[str] = []
     if kind == "uniform":
         strategy = Strategy.uniform(model)
     elif kind == "random":
@@ -81,11 +84,18 @@ def make_strategy_file(model: ExplicitModel, out: str | os.PathLike, kind: str, 
         parsed = parse_property(model, prop)
         if parsed.optimization is None:
             raise OptionError(f"{parsed.text} has no direction: Storm's scheduler needs Pmin/Pmax/Rmin/Rmax/Tmin/Tmax")
-        values, strategy = optimal_strategy(model, parsed)
-        checks = (check_strategy(strategy, parsed, expected=float(values[model.initial_state]),
+        choices = storm.optimal_choices(model, parsed)
+        strategy = Strategy(model, choices.probabilities)
+        checks = (check_strategy(strategy, parsed, expected=float(choices.values[model.initial_state]),
                                  subject="DTMC induced by Storm's scheduler").named("scheduler").confirm(),)
+        if choices.open_states.size:
+            notes.append(f"Storm's scheduler leaves the choice open in {choices.open_states.size} state(s) (e.g. "
+                         f"{model.state_name(int(choices.open_states[0]))}), where the value does not depend on "
+                         f"it; the file plays their first choice (Storm's check above confirms the value)")
+        if not choices.deterministic:
+            notes.append("Storm's scheduler randomises; the file keeps its distributions")
     strategy.save(out)
-    return StrategyFile(strategy, kind, str(out), prop, seed, checks)
+    return StrategyFile(strategy, kind, str(out), prop, seed, checks, notes=tuple(notes))
 
 
 @dataclass(frozen=True, eq=False, repr=False)

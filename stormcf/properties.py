@@ -2,13 +2,15 @@
 
 A :class:`Property` is created by :func:`stormcf.storm.parse_property`, which uses Storm's PRISM property parser, so
 the syntax is Storm's: ``P<=0.2 [F "rejected"]``, ``Pmin=? [F s=3 & d>0]``, ``R{"steps"}=? [C<=10]``,
-``Pmin=? [F{"time"}<=200 "done"]``, ``LRAmax=? ["up"]``, ``R{"r"}max=? [LRA]``, ``multi(Pmax=? [F "a"], R{"c"}min=? [F "b"])``...
+``Pmin=? [F{"time"}<=200 "done"]``, ``LRAmax=? ["up"]``, ``R{"r"}max=? [LRA]``,
+``multi(Pmax=? [F "a"], R{"c"}min=? [F "b"])``, ``filter(max, Pmin=? [F "a"], true)``...
 
 A property is evaluated on the whole model (never on a model rebuilt for it): the PRISM expressions it uses
 (``s=3 & d>0``) become the labels in :attr:`Property.labels`, which Storm needs to check it.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping
@@ -16,6 +18,17 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import PropertyError
+
+#: a property's name, as Storm's ``.props`` files give it: ``"name": P=? [...]``
+_NAME = re.compile(r'^\s*"([^"]*)"\s*:\s*')
+
+
+def split_name(text: str) -> tuple[str | None, str]:
+    """A property as written, split into its name (``"ok": P=? [...]``; None without) and the property itself
+    (without a trailing ``;``)."""
+    named = _NAME.match(text)
+    return (named.group(1) if named else None), text[named.end() if named else 0:].strip().rstrip(";").strip()
+
 
 _COMPARE = {
     "<=": lambda x, b: x <= b,
@@ -48,6 +61,10 @@ class Property:
         labels: the labels Storm needs to check the property (one per PRISM expression, named as Storm names it,
             e.g. ``(s1 = 12)``), as masks over the states of the whole model.
         objectives: the objectives of a ``multi(...)`` query, each a Property.
+        name: the name the property was given (``"ok": P=? [F "done"]``, as in Storm's ``.props`` files), else None.
+        written: the property as it was written (without its name), e.g. ``P<=0.2 [F "rejected"]``.
+        filter: Storm's filter around the formula (``filter(max, Pmin=? [F "a"], true)``), or None for Storm's
+            default (the value at the initial state). Only ``stormcf check`` answers filtered properties.
     """
 
     text: str
@@ -64,6 +81,9 @@ class Property:
     labels: Mapping[str, np.ndarray] = field(default_factory=dict, repr=False)
     objectives: tuple["Property", ...] = ()
     storm: Any = field(default=None, repr=False)
+    name: str | None = None
+    written: str | None = None
+    filter: "PropertyFilter | None" = None
 
     def __repr__(self) -> str:
         return f"<Property {self.text}>"
@@ -71,6 +91,15 @@ class Property:
     @property
     def has_bound(self) -> bool:
         return self.comparison is not None
+
+    @property
+    def bound_optimum(self) -> str | None:
+        """On a model with nondeterminism, the optimum that decides a bound without ``min``/``max`` as Storm decides
+        it (the bound must hold for every scheduler): ``P>=b`` holds iff ``Pmin>=b``, ``P<=b`` iff ``Pmax<=b``.
+        None when the property has no bound or names its optimum."""
+        if self.comparison is None or self.optimization is not None:
+            return None
+        return "min" if self.comparison in (">", ">=") else "max"
 
     def satisfied_by(self, value: float | Fraction) -> bool:
         """Whether ``value`` meets the property's bound (exactly when ``value`` is a Fraction)."""
@@ -91,7 +120,25 @@ class Property:
         return self.operator == "P" and self.path == "eventually"
 
     def require_reachability(self, what: str) -> np.ndarray:
-        """The target mask of an unbounded ``P [F φ]`` property, or a :class:`PropertyError` saying ``what`` needs it."""
+        """The target mask of an unbounded ``P [F φ]`` property, or a :class:`PropertyError` saying ``what`` needs
+        it."""
         if not self.is_reachability or self.target is None:
             raise PropertyError(f"{what} needs an unbounded reachability property P.. [F φ]; got {self.text}")
         return self.target
+
+
+#: Storm's filter types (``filter(TYPE, φ, states)``) and what they give: a number over the states' values, or a
+#: truth value / count over the states' truth values (a property with a bound); ``values`` gives every state's
+FILTER_KINDS = {"max": "number", "min": "number", "sum": "number", "avg": "number", "count": "truth",
+                "forall": "truth", "exists": "truth", "values": "any", "argmax": "states", "argmin": "states"}
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PropertyFilter:
+    """Storm's filter of a property: ``filter(kind, φ, states)`` aggregates φ's results over the states where the
+    state formula ``states`` holds (``states`` as Storm prints it, ``mask`` computed by Storm)."""
+
+    kind: str
+    states: str
+    mask: np.ndarray
+    storm: Any = field(default=None, repr=False)

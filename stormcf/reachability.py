@@ -78,9 +78,10 @@ def can_reach(model: ExplicitModel, target: Target) -> np.ndarray:
 
 
 def optimal_strategy(model: ExplicitModel, prop: Property | str) -> tuple[np.ndarray, Strategy]:
-    """An optimal memoryless deterministic scheduler of Storm for ``prop`` (e.g. ``Pmin=? [F "rejected"]``), as a
-    strategy, with the optimal values of every state."""
+    """An optimal memoryless scheduler of Storm for ``prop`` (e.g. ``Pmin=? [F "rejected"]``), as a strategy, with
+    the optimal values of every state (see :class:`~stormcf.storm.SchedulerChoices`: deterministic unless Storm
+    randomises; the first choice where Storm leaves the choice open)."""
     if isinstance(prop, str):
         prop = storm.parse_property(model, prop)
-    values, rows = storm.optimal_choices(model, prop)
-    return values, Strategy.deterministic(model, rows)
+    choices = storm.optimal_choices(model, prop)
+    return choices.values, Strategy(model, choices.probabilities)

@@ -17,11 +17,13 @@ writes one document per line (the JSON lines of batch runs).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
 import os
+import secrets
+import stat
 import sys
-import tempfile
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -180,18 +182,41 @@ def json_text(data: Any) -> str:
     return json.dumps(to_json_data(data), indent=1, allow_nan=False) + "\n"
 
 
+def temporary_beside(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
+    """A new, empty file beside ``target`` to write its new content into before renaming it into place. It gets the
+    permissions a plain ``open(target, "w")`` would give: a new file 0666 less the umask (the kernel applies it, as
+    for ``open()``), an existing file keeps its mode. (``tempfile.mkstemp`` would make every output 0600.)"""
+    target = Path(target)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else None
+    except OSError:
+        mode = None
+    for _ in range(100):
+        name = target.parent / f".{target.name}.{secrets.token_hex(4)}{suffix}"
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
+        return name
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(target.parent))
+
+
 @contextlib.contextmanager
 def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
-    """A temporary file beside ``out`` to write into; renamed to ``out`` when the block succeeds, removed when it
-    fails (an exception, a full disk, a signal turned into an exception), so that ``out`` is either the complete new
-    file or what it was before. Failures to write raise :class:`~stormcf.errors.OutputError` naming ``out``."""
+    """A temporary file beside ``out`` to write into (:func:`temporary_beside`: the permissions a plain write would
+    give); renamed to ``out`` when the block succeeds, removed when it fails (an exception, a full disk, a signal
+    turned into an exception), so that ``out`` is either the complete new file or what it was before. Failures to
+    write raise :class:`~stormcf.errors.OutputError` naming ``out``. Every file stormcf writes goes through here."""
     target = Path(out)
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        tmp = temporary_beside(target)
     except OSError as err:
         raise OutputError(f"{out}: cannot write ({err.strerror})") from None
-    os.close(fd)
-    tmp = Path(name)
     interrupt.track_path(tmp)
     try:
         yield tmp
@@ -203,18 +228,26 @@ def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
         interrupt.untrack_path(tmp)
 
 
-def write_text(text: str, out: str | os.PathLike) -> None:
-    """Write ``text`` to the file ``out`` atomically (:func:`atomic_output`): a failed write never leaves a
-    truncated file where a valid one was."""
-    with atomic_output(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
+@contextlib.contextmanager
+def atomic_file(out: str | os.PathLike, mode: str = "w", **options: Any) -> Iterator[IO]:
+    """``out`` opened for writing (``open()``'s ``mode`` and ``options``), written atomically (:func:`atomic_output`):
+    flushed to disk before it replaces the earlier file."""
+    with atomic_output(out) as tmp, open(tmp, mode, **options) as f:
+        yield f
         f.flush()
         os.fsync(f.fileno())
 
 
+def write_text(text: str, out: str | os.PathLike) -> None:
+    """Write ``text`` to the file ``out`` atomically (:func:`atomic_output`): a failed write never leaves a
+    truncated file where a valid one was."""
+    with atomic_file(out, encoding="utf-8") as f:
+        f.write(text)
+
+
 def write_npz(out: str | os.PathLike, **arrays: Any) -> None:
     """numpy arrays to the compressed ``.npz`` file ``out``, atomically, under exactly that name."""
-    with atomic_output(out) as tmp, open(tmp, "wb") as f:
+    with atomic_file(out, "wb") as f:
         np.savez_compressed(f, **arrays)
 
 
@@ -236,10 +269,8 @@ def json_lines(out: str | os.PathLike | None = None, stdout: IO[str] | None = No
             stream.flush()
         yield write
         return
-    with atomic_output(out) as tmp, open(tmp, "w", encoding="utf-8") as f:
+    with atomic_file(out, encoding="utf-8") as f:
         yield lambda data: f.write(json_line(data))
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def write_json(data: Any, out: str | os.PathLike | None = None, stream: IO[str] | None = None) -> None:

@@ -197,7 +197,8 @@ def check_model(model: ExplicitModel, prop: Property | str, exact: bool = False,
     start = time.perf_counter()
     prop = _parsed(model, prop)
     result = storm.check_exact(model, prop) if exact else storm.check(model, prop)
-    check = _at_initial_state(model, prop, result, exact, subject, time.perf_counter() - start)
+    optimum = prop.bound_optimum if model.model_type != "dtmc" else None
+    check = _at_initial_state(model, prop, result, exact, subject, time.perf_counter() - start, optimum)
     return check if expected is None else check.compared_with(expected, tolerance)
 
 
@@ -206,15 +207,72 @@ def _parsed(model: ExplicitModel, prop: Property | str) -> Property:
 
 
 def _at_initial_state(model: ExplicitModel, prop: Property, result: storm.CheckResult, exact: bool, subject: str,
-                      seconds: float) -> Check:
+                      seconds: float, optimum: str | None = None) -> "Check | StateValues":
+    """The Check of Storm's result at the initial state (for a filter: Storm's aggregate over the filter's states;
+    ``optimum``: the value is that optimum over all schedulers, :attr:`Property.bound_optimum`)."""
     method = result.method
+    if result.filtered is not None:
+        return _filter_check(model, prop, result.filtered, method, subject, seconds)
     s0 = model.initial_state
     if result.values is None:       # a state formula
         return Check(prop.text, float(result.holds[s0]), None, bool(result.holds[s0]), method, subject,
                      seconds=seconds)
     value_exact = result.exact[s0] if result.exact is not None else None
     return Check(prop.text, float(result.values[s0]), value_exact if isinstance(value_exact, Fraction) else None,
-                 None if result.holds is None else bool(result.holds[s0]), method, subject, seconds=seconds)
+                 None if result.holds is None else bool(result.holds[s0]), method, subject, seconds=seconds,
+                 details={"optimum": optimum} if optimum else None)
+
+
+def _filter_check(model: ExplicitModel, prop: Property, filtered: storm.FilterResult, method: str, subject: str,
+                  seconds: float) -> "Check | StateValues":
+    states = filtered.states
+    if filtered.kind == "values":
+        return StateValues(prop.text, tuple(model.state_name(int(s)) for s in states), tuple(filtered.values.tolist()),
+                           filtered.exact_values, prop.has_bound, method, subject, seconds)
+    return Check(prop.text, filtered.value, filtered.exact, filtered.holds, method, subject, seconds=seconds,
+                 details={"filter": filtered.kind, "states": prop.filter.states, "state_count": int(states.size)})
+
+
+@dataclass(frozen=True, repr=False)
+class StateValues:
+    """Storm's answer to ``filter(values, φ, states)``: φ's value (truth, with a bound) in every state of a set.
+
+    Attributes: ``property`` as Storm prints it, the ``states`` (names), their ``values`` (1.0/0.0 for truth
+    values), ``exact`` (Fractions, when the check was exact), ``truth`` (the values are truth values), ``method``,
+    ``subject`` and ``seconds`` as in :class:`Check`."""
+
+    property: str
+    states: tuple[str, ...]
+    values: tuple[float, ...]
+    exact: tuple[Fraction | float, ...] | None
+    truth: bool
+    method: str
+    subject: str = ""
+    seconds: float = 0.0
+    name: str = ""
+    holds = None            # a set of values is not a verdict (the status of a check command ignores it)
+
+    def named(self, name: str) -> "StateValues":
+        return replace(self, name=name)
+
+    def value_text(self, k: int) -> str:
+        if self.truth:
+            return "true" if self.values[k] else "false"
+        exact = self.exact[k] if self.exact is not None else None
+        return format_exact(exact) if isinstance(exact, Fraction) else format_value(self.values[k])
+
+    def __str__(self) -> str:
+        cells = [f"{state}: {self.value_text(k)}" for k, state in enumerate(self.states)]
+        return f"{self.property} = {{{', '.join(cells)}}}"
+
+    def __repr__(self) -> str:
+        return f"<StateValues {self.property}: {len(self.states)} states>"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "property": self.property, "filter": "values", "states": list(self.states),
+                "values": [bool(v) for v in self.values] if self.truth else list(self.values),
+                "exact": None if self.exact is None else [str(v) for v in self.exact], "method": self.method,
+                "subject": self.subject, "seconds": self.seconds}
 
 
 # ================================================================================================ interval models

@@ -71,3 +71,20 @@ def test_strategy_file_needs_a_scheduler_property_with_a_direction(cli, tmp_path
     assert code == 2 and "has no direction" in err and not (tmp_path / "s.json").exists()
     code, _, err = cli("strategy-file", LOAN, "--out", tmp_path / "s.json")
     assert code == 2 and "one of the arguments --uniform --random --scheduler is required" in err
+
+
+def test_partial_schedulers_are_completed_and_memoryful_ones_refused(cli, tmp_path):
+    """csma2-2 (stormpy's example): Storm leaves the choice open in a state where the value does not depend on it
+    (the issue's internal error); the file plays its first choice and Storm's check of the file's strategy gives
+    Storm's optimum. Conditional probabilities need memory (Storm's scheduler has 3 memory states): refused."""
+    csma = stormcf.load_model(stormcf.storm.stormpy_example("mdp", "csma2-2.nm"))
+    prop = 'Pmin=? [ !"collision_max_backoff" U "all_delivered" ]'
+    result = make_strategy_file(csma, tmp_path / "s.json", "scheduler", prop)
+    check, = result.checks
+    assert check.agrees and check.value == pytest.approx(stormcf.check_model(csma, prop).value, abs=1e-12)
+    assert "leaves the choice open in 1 state(s)" in result.notes[0]
+    assert stormcf.Strategy.load(csma, tmp_path / "s.json").allclose(result.strategy)
+    dice = stormcf.storm.stormpy_example("mdp", "two_dice.nm")
+    code, _, err = cli("strategy-file", dice, "--scheduler", 'Pmax=? [F "seven" || F "done"]', "--out",
+                       tmp_path / "c.json")
+    assert code == 2 and "needs memory (3 memory states)" in err and not (tmp_path / "c.json").exists()

@@ -242,10 +242,23 @@ def run_batch(source: Source, analysis: Analysis, items: Iterable[Item], workers
         _forget(source)                          # a serial run's model is not kept beyond its batch
 
 
+#: what a ``tls://`` scheduler needs, and where Dask reads it from (its configuration, e.g. environment variables)
+TLS_SETTINGS = ("a tls:// scheduler needs the CA certificate that signed the cluster's certificates and this client's "
+                "certificate and key, in Dask's configuration distributed.comm.tls.ca-file, .client.cert and "
+                ".client.key (environment: DASK_DISTRIBUTED__COMM__TLS__CA_FILE, "
+                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT, DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY)")
+
+
 @contextmanager
-def backend(name: str = "loky", workers: int | None = None, scheduler: str | None = None) -> Iterator[None]:
+def backend(name: str = "loky", workers: int | None = None, scheduler: str | None = None,
+            security: Any = None) -> Iterator[None]:
     """joblib's configuration for a batch: ``"loky"`` (processes on this machine) or ``"dask"`` (the cluster whose
-    scheduler listens at ``scheduler``, e.g. ``tcp://10.0.0.5:8786``; needs the extra ``stormcf[dask]``)."""
+    scheduler listens at ``scheduler``, e.g. ``tls://10.0.0.5:8786``; needs the extra ``stormcf[dask]``).
+
+    A Dask scheduler can run any code in its clients and workers (Dask's security model: whoever controls the
+    scheduler controls every process connected to it): connect only to schedulers you trust. ``tls://`` addresses
+    encrypt and authenticate the connection with ``security`` (a ``distributed.security.Security``), by default
+    the one Dask's configuration gives (:data:`TLS_SETTINGS`)."""
     if name == "loky":
         if scheduler is not None:
             raise OptionError("a scheduler address applies to the dask backend only")
@@ -258,10 +271,14 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
         raise OptionError("the dask backend needs the address of a running scheduler (e.g. tcp://host:8786)")
     try:
         from distributed import Client
+        from distributed.security import Security
     except ImportError:
         raise OptionError("the dask backend needs Dask: pip install 'stormcf[dask]'") from None
+    security = security if security is not None else Security()
+    if scheduler.startswith("tls://") and not security.tls_ca_file:
+        raise OptionError(TLS_SETTINGS)
     try:
-        client = Client(scheduler, timeout=10)
+        client = Client(scheduler, timeout=10, security=security)
     except (OSError, TimeoutError, ValueError) as err:
         raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
     with client, parallel_config(backend="dask", n_jobs=-1 if workers is None else workers):

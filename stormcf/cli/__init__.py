@@ -6,7 +6,7 @@ for the whole command, made the active one), and runs under :func:`stormcf.inter
 
 Exit codes (:data:`EXIT_CODES`): 0 success, 2 bad input (one line on stderr naming the problem), 1 internal error,
 3 a violated property with ``check --fail-if-violated``, 4 a batch item failed, 5 the time limit ran out before
-there was an answer, 130 interrupted, 143 terminated.
+there was an answer, 130 interrupted, 141 stdout's reader went away (``| head``; no message), 143 terminated.
 """
 from __future__ import annotations
 
@@ -22,13 +22,17 @@ from importlib import import_module
 from .. import console, interrupt
 from ..deadline import Deadline
 from ..errors import StormcfError, TimeLimitReached
-from ..limits import out_of_memory_message
+from ..limits import is_out_of_memory, out_of_memory_message
 from .common import TIMEOUT, add_console_arguments, check_outputs
 
 EXIT_CODES = f"""exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
 running out of memory; 1 internal error (including Storm not confirming a computed value); 3 check
---fail-if-violated and a bounded property does not hold; 4 a batch item failed (wins over 5 and 3); {TIMEOUT} the
-time limit ran out before there was an answer (status timeout); 130 interrupted; 143 terminated"""
+--fail-if-violated and a bounded property does not hold; 4 a batch item failed (every item's document is written;
+wins over 5 and 3); {TIMEOUT} the time limit ran out before there was an answer (status timeout); 130 interrupted;
+141 the reader of stdout went away (e.g. | head), quietly; 143 terminated"""
+
+#: exit code when stdout's reader has gone (128 + SIGPIPE, as Unix tools killed by SIGPIPE)
+CLOSED_PIPE = 141
 
 #: seconds, and share of the time limit, that a command may run past its limit before it is stopped from outside
 OVERRUN_SECONDS, OVERRUN_SHARE = 2.0, 0.03
@@ -105,7 +109,11 @@ def _run(args: argparse.Namespace) -> int:
         args.result_stream = sys.stdout           # with --json -, the JSON document alone goes there
         json_on_stdout = getattr(args, "json", None) == "-"
         with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else contextlib.nullcontext():
-            return int(args.run(args) or 0)
+            code = int(args.run(args) or 0)
+        sys.stdout.flush()                        # a closed pipe shows here, not in Python's flush at exit
+        return code
+    except BrokenPipeError:                       # the reader went away (stormcf ... | head): end quietly
+        return _closed_pipe()
     except TimeLimitReached as err:
         return _timeout(args, err)
     except StormcfError as err:
@@ -117,6 +125,8 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         raise
     except Exception as err:   # an internal error: say so, keep the traceback for STORMCF_DEBUG=1
+        if is_out_of_memory(err):               # e.g. a library that cannot be mapped any more (an ImportError)
+            return _fail(f"error: {out_of_memory_message(err)}", 2)
         if os.environ.get("STORMCF_DEBUG"):
             traceback.print_exc()
         return _fail(f"internal error: {type(err).__name__}: {err} (set STORMCF_DEBUG=1 for the traceback)", 1)
@@ -131,6 +141,15 @@ def _timeout(args: argparse.Namespace, err: TimeLimitReached) -> int:
         document = ItemError(args.command, str(err), "TimeLimitReached", status="timeout").to_dict()
         write_json(document, out, stream=getattr(args, "result_stream", None))
     return _fail(f"timeout: {err}", TIMEOUT)
+
+
+def _closed_pipe() -> int:
+    """Exit as Unix tools do when the reader of their output has gone: no message, 128 + SIGPIPE. stdout is pointed
+    at /dev/null so that Python's own flush at exit finds no broken pipe (Python's documented recipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return CLOSED_PIPE
 
 
 def _fail(message: str, code: int) -> int:

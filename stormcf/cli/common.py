@@ -162,6 +162,14 @@ def seconds(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
     return value
+def mc_samples(args: argparse.Namespace, default: int) -> int:
+    """``--mc-samples`` (``default`` when not given); refused without ``--estimator mc``, which alone uses it."""
+    if args.mc_samples is None:
+        return default
+    if args.estimator != "mc":
+        raise OptionError(f"--mc-samples {args.mc_samples} applies to --estimator mc only (the estimator is "
+                          f"{args.estimator})")
+    return args.mc_samples
 
 
 def positive_int(text: str) -> int:
@@ -193,7 +201,9 @@ def add_batch_arguments(parser: argparse.ArgumentParser, inputs: str) -> None:
     group.add_argument("--backend", choices=("loky", "dask"), default="loky",
                        help="loky: processes on this machine (default); dask: the cluster at --scheduler")
     group.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                       help="address of a running Dask scheduler (with --backend dask), e.g. tcp://host:8786")
+                       help="address of a running Dask scheduler you trust (it can run code here), with --backend "
+                            "dask, e.g. tls://host:8786 (certificates from Dask's configuration, e.g. "
+                            "DASK_DISTRIBUTED__COMM__TLS__CA_FILE) or tcp://host:8786 (unencrypted)")
     group.add_argument("--item-time-limit", type=seconds, default=None, metavar="SECONDS",
                        help="each item's own limit (--time-limit bounds the whole batch)")
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 import argparse
 
 from ..counterfactual_mdp import ESTIMATORS
-from ..explain import parse_pins
+from ..explain import ExplanationProblem, parse_pins
 from ..explain.task import PathExplanation
 from ..modes import Optimization
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
-                     positive_int, run_on_paths)
+                     mc_samples, positive_int, run_on_paths)
+
+#: posterior samples of the Monte Carlo estimator when --mc-samples is not given (the problem's default)
+MC_SAMPLES = ExplanationProblem.samples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,8 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also report the best expected outcome for every budget k' <= K (default: k)")
     p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
                    help="counterfactual probabilities: exact closed form (default) or Monte Carlo as in the paper")
-    p.add_argument("--mc-samples", type=positive_int, default=1000, metavar="D",
-                   help="posterior samples per step for --estimator mc (default 1000)")
+    p.add_argument("--mc-samples", type=positive_int, default=None, metavar="D",
+                   help=f"posterior samples per step for --estimator mc (default {MC_SAMPLES})")
     p.add_argument("--explanations", type=non_negative_int, default=1000, metavar="N",
                    help="counterfactual paths sampled from the policy for the explanation summary (0: none)")
     p.add_argument("--seed", type=non_negative_int, default=0,
@@ -54,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     analysis = PathExplanation(explanations=args.explanations, cross_check=args.verify, baselines=args.baselines,
                                reward_model=args.reward, k=args.k, k_max=args.k_max, estimator=args.estimator,
-                               samples=args.mc_samples, seed=args.seed, pins=parse_pins(args.pin),
+                               samples=mc_samples(args, MC_SAMPLES), seed=args.seed, pins=parse_pins(args.pin),
                                forbidden=frozenset(args.forbid),
                                optimization=Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE)
     return run_on_paths(args, analysis, plot=_plot)

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 
 from ..counterfactual_mdp import ESTIMATORS
+from ..errors import OptionError
 from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS, ICFMDPSettings
 from ..icfmdp.task import IntervalCounterfactualMDP
 from ..modes import Optimization
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
-                     positive_int, run_on_paths)
+                     mc_samples, positive_int, run_on_paths)
+
+#: posterior samples of the Monte Carlo estimator when --mc-samples is not given (the problem's default)
+MC_SAMPLES = ICFMDPSettings.samples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline", choices=("gumbel",), default=None, help="also the Gumbel-max SCM policy")
     p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
                    help="Gumbel-max probabilities of the baseline: exact closed form (default) or Monte Carlo")
-    p.add_argument("--mc-samples", type=positive_int, metavar="N", default=10_000,
-                   help="posterior samples per (t, s, a) for --estimator mc (default 10000)")
+    p.add_argument("--mc-samples", type=positive_int, metavar="N", default=None,
+                   help=f"posterior samples per (t, s, a) for --estimator mc (default {MC_SAMPLES})")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the Monte Carlo baseline (default 0)")
     add_json_argument(p)
     add_plot_argument(p, "plot bound widths and values per step")
@@ -41,8 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.estimator != "exact" and args.baseline is None:
+        raise OptionError(f"--estimator {args.estimator} applies to the Gumbel-max baseline only (--baseline gumbel)")
     method = ICFMDPSettings(bounds=args.bounds, optimistic=args.optimistic, baseline=args.baseline,
-                            estimator=args.estimator, samples=args.mc_samples, seed=args.seed)
+                            estimator=args.estimator, samples=mc_samples(args, MC_SAMPLES), seed=args.seed)
     analysis = IntervalCounterfactualMDP(reward=args.reward, optimization=Optimization.MINIMIZE if args.minimize
                                          else Optimization.MAXIMIZE, assumptions=args.assumptions, method=method)
     return run_on_paths(args, analysis, plot=_plot)

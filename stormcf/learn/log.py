@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import LogError
 from ..examples import readable_file
+from ..report import atomic_file
 
 #: the implicit action of a step the process takes by itself
 CONTINUE = "continue"
@@ -112,8 +113,8 @@ class EventLog:
                        int(lengths.sum() + len(cases)) if events is None else events, dict(implicit or {}))
 
     def to_csv(self, path: str | Path) -> None:
-        """Write the log in the paired form (one row per initial observation and per step)."""
-        with open(path, "w", newline="", encoding="utf-8") as f:
+        """Write the log in the paired form (one row per initial observation and per step), atomically."""
+        with atomic_file(path, newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow(PAIRED)
             for c, case_id in enumerate(self.case_ids):

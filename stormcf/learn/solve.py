@@ -19,6 +19,7 @@ import numpy as np
 from ..deadline import Deadline
 from ..errors import StormcfError, VerificationFailure
 from ..model import ExplicitModel
+from ..report import temporary_beside
 from ..storm import load_model
 from ..strategy import Strategy
 from ..verify import check_strategy
@@ -126,8 +127,7 @@ def _built_by_storm(text: str, target: Path, files: dict[Path, Path]) -> Explici
 
 def _staged(target: Path, write) -> Path:
     """A new file beside ``target`` (same suffix) that ``write(path)`` filled."""
-    fd, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
-    os.close(fd)
+    name = temporary_beside(target, suffix=target.suffix)     # Storm reads the staged file by its suffix
     try:
         write(name)
     except BaseException:

@@ -6,8 +6,7 @@ Properties may come as strings or from a ``.props`` file as Storm's command line
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -17,9 +16,10 @@ from .. import storm
 from ..errors import PropertyError
 from ..examples import read_text
 from ..model import ExplicitModel
+from ..properties import Property
 from ..report import Report
 from ..strategy import Strategy
-from ..verify import Check, check_model, check_strategy
+from ..verify import Check, StateValues, check_model, check_strategy
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,9 +67,15 @@ def _choice_naming(model: ExplicitModel) -> str:
 class PropertyChecks(Report):
     """Storm's values of properties at the initial state (``stormcf check``).
 
-    ``results`` holds one entry per property, in order: a :class:`~stormcf.verify.Check`, or Storm's answer to a
-    multi-objective query. ``status`` is ``violated`` if a bounded property does not hold, ``holds`` if every
-    bounded property holds, else ``ok``.
+    ``results`` holds one entry per property, in order: a :class:`~stormcf.verify.Check`, Storm's answer to a
+    multi-objective query, or the values of a ``filter(values, ...)`` (:class:`~stormcf.verify.StateValues`);
+    ``properties`` the parsed properties, in the same order (their names and how they were written).
+    ``status`` is ``violated`` if a bounded property does not hold, ``holds`` if every bounded property holds,
+    else ``ok``.
+
+    The text shows each property as it was written (with its name); the JSON keeps Storm's form (``property``,
+    e.g. ``P<=1/5 [...]`` for ``P<=0.2 [...]``), the ``name`` and the form as written (a check record's
+    ``details.written``; ``written`` in the other results).
     """
 
     command = "check"
@@ -77,6 +83,7 @@ class PropertyChecks(Report):
     strategy: str | None
     results: Sequence[Any]
     timings: dict[str, float] = field(default_factory=dict)
+    properties: Sequence[Property] = ()
 
     @property
     def checks(self) -> list[Check]:
@@ -99,21 +106,37 @@ class PropertyChecks(Report):
                 for r in self.results if getattr(r, "approximate", False)]
 
     def payload(self) -> dict[str, Any]:
-        return {"strategy": self.strategy, "results": [r.to_dict() for r in self.results]}
+        results = []
+        for r, prop in zip(self.results, self.properties):
+            data = r.to_dict()
+            if not isinstance(r, Check):      # a check record carries its name and written form itself
+                data.update({"name": prop.name or "", "written": prop.written})
+            results.append(data)
+        return {"strategy": self.strategy, "results": results}
 
     def text(self) -> str:
         lines = [f"strategy: {self.strategy or '(none: the model itself)'}"]
-        for r in self.results:
-            if isinstance(r, Check):
-                text = f"{r.property} = {r.value_text()}"
-                if r.holds is not None:
-                    text += f"  [{'holds' if r.holds else 'does not hold'}]"
-                lines.append(text)
-            else:
-                lines.append(str(r))
+        for r, prop in zip(self.results, self.properties):
+            lines.append(_result_line(r, prop))
         methods = sorted({r.method for r in self.results})
         lines.append("checked by " + "; ".join(methods))
         return "\n".join(lines)
+
+
+def _result_line(r: Any, prop: Property) -> str:
+    """One result for people: the property as it was written (with its name), then Storm's answer."""
+    shown = f'"{prop.name}": {prop.written}' if prop.name else prop.written
+    if not isinstance(r, Check):
+        text = str(r)
+        return shown + text[len(r.property):] if text.startswith(r.property) else text
+    optimum = (r.details or {}).get("optimum")
+    if optimum:                              # a bound on an MDP, decided for every scheduler by one optimum
+        text = f"{shown}: {prop.operator}{optimum} = {r.value_text()}"
+        return text + f"  [{'holds' if r.holds else 'does not hold'} for every scheduler]"
+    text = f"{shown} = {r.value_text()}"
+    if r.holds is not None:
+        text += f"  [{'holds' if r.holds else 'does not hold'}]"
+    return text
 
 
 def check_properties(model: ExplicitModel, properties: Sequence[str], strategy: Strategy | None = None,
@@ -122,9 +145,10 @@ def check_properties(model: ExplicitModel, properties: Sequence[str], strategy: 
     itself (where an MDP needs ``Pmin``/``Pmax``, and multi-objective queries are answered)."""
     if not properties:
         raise PropertyError("no property to check")
-    results = []
+    results, parsed = [], []
     for text in properties:
-        prop = storm.parse_property(model, text)
+        prop = storm.parse_property(model, text, filters=True)
+        parsed.append(prop)
         if prop.operator == "multi":
             if strategy is not None:
                 raise PropertyError(f"{prop.text}: a multi-objective query asks about every strategy of the model; "
@@ -134,20 +158,28 @@ def check_properties(model: ExplicitModel, properties: Sequence[str], strategy: 
                                     f"(no exact arithmetic)")
             results.append(storm.check_multiobjective(model, prop))
         elif strategy is not None:
-            results.append(check_strategy(strategy, prop, exact=exact))
+            results.append(_as_written(check_strategy(strategy, prop, exact=exact), prop))
         else:
-            results.append(check_model(model, prop, exact=exact))
+            results.append(_as_written(check_model(model, prop, exact=exact), prop))
     return PropertyChecks(model, strategy_source, tuple(results),
-                          {"storm": sum(getattr(r, "seconds", 0.0) for r in results)})
+                          {"storm": sum(getattr(r, "seconds", 0.0) for r in results)}, tuple(parsed))
+
+
+def _as_written(result: Check | StateValues, prop: Property) -> Check | StateValues:
+    """A check record with the property's name and, in its details, the property as it was written."""
+    if isinstance(result, StateValues):
+        return result.named(prop.name or "")
+    return replace(result, name=prop.name or "", details={**(result.details or {}), "written": prop.written})
 
 
 def read_properties(path: str | Path) -> list[str]:
-    """The properties of a ``.props`` file (Storm's format: one per line, ``//`` comments, optional names)."""
+    """The properties of a ``.props`` file (Storm's format: one per line, ``//`` comments, optional names
+    ``"name": `` which are kept)."""
     out = []
     for line in read_text(path, PropertyError).splitlines():
-        line = line.split("//", 1)[0].strip()
+        line = line.split("//", 1)[0].strip().rstrip(";").strip()
         if line:
-            out.append(re.sub(r'^"[^"]*"\s*:\s*', "", line).rstrip(";").strip())
+            out.append(line)
     if not out:
         raise PropertyError(f"{path}: no property in the file")
     return out

@@ -3,11 +3,13 @@ which every property is checked; the item ``None`` checks the model itself."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from functools import partial
+from typing import Any, Callable, Sequence
 
 from ..analysis import Analysis
 from ..deadline import Deadline
 from ..model import ExplicitModel
+from ..properties import split_name
 from ..strategy import Strategy
 from . import PropertyChecks, check_properties
 
@@ -34,7 +36,18 @@ class PropertyCheck(Analysis):
 
     command = "check"
     Settings = CheckSettings
-    columns = {"values": lambda r: "; ".join(_value(x) for x in r.results)}
+
+    @property
+    def columns(self) -> dict[str, Callable[[PropertyChecks], str]]:   # type: ignore[override]
+        """One column per property, headed by its name (``"name": ...``) or its text."""
+        columns: dict[str, Callable[[PropertyChecks], str]] = {}
+        for k, text in enumerate(self.settings.properties):
+            name, written = split_name(text)
+            heading = name or written
+            if heading in columns:
+                heading = f"{heading} (#{k + 1})"
+            columns[heading] = partial(_result_cell, k)
+        return columns
 
     def problem(self, model: ExplicitModel, data: Any, where: str | None) -> CheckProblem:
         return CheckProblem(model, None if data is None else Strategy.from_dict(model, data, where), where)
@@ -44,6 +57,16 @@ class PropertyCheck(Analysis):
                                 problem.source)
 
 
-def _value(result: Any) -> str:
-    value = getattr(result, "value", None)
-    return f"{value:.6g}" if isinstance(value, float) else str(value)
+def _result_cell(k: int, result: PropertyChecks) -> str:
+    """The k-th property's answer: the value (and the verdict of a bound), whether a multi-objective query is
+    achievable or its Pareto points, or the number of states of a values filter."""
+    r = result.payload()["results"][k]
+    if "states" in r and "values" in r:
+        return f"{len(r['states'])} states"
+    if r.get("kind") == "pareto":
+        return f"{len(r['points'])} points"
+    if r.get("kind") == "achievability":
+        return "achievable" if r["holds"] else "not achievable"
+    value = r.get("value")
+    text = f"{value:.6g}" if isinstance(value, float) else str(value)
+    return text if r.get("holds") is None else f"{text} ({'holds' if r['holds'] else 'violated'})"

@@ -12,8 +12,11 @@ Classifier (notes §3.2): the synth authors' architecture as a scikit-learn ``ML
 rate 1e-4, batches of 100; Adult 2 x 50 units for 100 epochs, German 2 x 40 units for 1000 epochs) on the
 standardized numeric features (training-split mean and standard deviation) and one-hot categorical features, trained
 on a 70 % training split drawn with the seed. scikit-learn has no dropout (the authors used 0.7); L2 regularisation
-``alpha`` keeps its default 1e-4. The trained pipeline is cached in ``$STORMCF_CACHE`` (default
-``~/.cache/stormcf``) under a key of the data, the settings, the seed and the scikit-learn version.
+``alpha`` keeps its default 1e-4. The trained network's parameters are kept as a :class:`NetworkClassifier`
+(numpy arrays with a numpy ``predict``, also right after training) and cached in ``$STORMCF_CACHE`` (default
+``~/.cache/stormcf``) as an ``.npz`` of arrays with JSON metadata (never a pickle: reading it cannot run code), under
+a SHA-256 key of the data, the split, the settings, the seed and the scikit-learn and numpy versions; a cache file
+whose key, layout or shapes do not fit is ignored and the network trained again.
 
 Instances (notes §3.1): rows of the training split whose true label and predicted label are both "reject", in the
 order of a seeded random permutation (seed 1); instance I is the I-th of them.
@@ -29,9 +32,9 @@ from __future__ import annotations
 import csv
 import gzip
 import hashlib
+import json
 import os
-import pickle
-import tempfile
+import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -40,6 +43,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..report import write_npz
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
                       ValueDomain, add)
 
@@ -191,23 +195,135 @@ def _pipeline(dataset: Dataset, seed: int):
     return Pipeline([("encode", encode), ("network", network)])
 
 
-def _cache_file(dataset: Dataset, seed: int) -> Path:
+@dataclass(frozen=True, eq=False, repr=False)
+class NetworkClassifier:
+    """The trained network as plain arrays, with a numpy ``predict``: the numeric columns standardised
+    ((x - mean) / scale), the categorical ones one-hot over their categories 0..k-1 (an unknown value: all zeros),
+    ReLU hidden layers and a logistic output unit; the prediction is ``classes[1]`` where the output exceeds 1/2
+    (scikit-learn's rule for a binary MLPClassifier). Arrays cannot run code when read back, unlike a pickle."""
+
+    numeric: np.ndarray                 # column indices of the numeric features
+    mean: np.ndarray
+    scale: np.ndarray
+    categorical: np.ndarray             # column indices of the categorical features
+    sizes: np.ndarray                   # their numbers of categories
+    weights: tuple[np.ndarray, ...]
+    biases: tuple[np.ndarray, ...]
+    classes: np.ndarray
+
+    @classmethod
+    def from_pipeline(cls, pipeline: Any, dataset: Dataset) -> "NetworkClassifier":
+        """The fitted parameters of :func:`_pipeline`'s scikit-learn pipeline."""
+        scaler = pipeline.named_steps["encode"].named_transformers_["numeric"]
+        network = pipeline.named_steps["network"]
+        assert network.activation == "relu" and network.out_activation_ == "logistic"
+        columns = _columns(dataset)
+        return cls(columns["numeric"], np.asarray(scaler.mean_, dtype=float), np.asarray(scaler.scale_, dtype=float),
+                   columns["categorical"], columns["sizes"], tuple(np.asarray(w, dtype=float) for w in network.coefs_),
+                   tuple(np.asarray(b, dtype=float) for b in network.intercepts_), np.asarray(network.classes_))
+
+    def encode(self, X: np.ndarray) -> np.ndarray:
+        """The network's input: standardised numeric columns, then one-hot categorical ones."""
+        X = np.asarray(X, dtype=float)
+        numeric = (X[:, self.numeric] - self.mean) / self.scale
+        onehot = [X[:, [j]] == np.arange(k, dtype=float)
+                  for j, k in zip(self.categorical.tolist(), self.sizes.tolist())]
+        return np.hstack([numeric, *onehot]).astype(float)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """The output unit's value (the probability of ``classes[1]``) for every row of ``X``."""
+        from scipy.special import expit
+        a = self.encode(X)
+        for W, b in zip(self.weights[:-1], self.biases[:-1]):
+            a = np.maximum(a @ W + b, 0.0)
+        return expit(a @ self.weights[-1] + self.biases[-1])[:, 0]
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return self.classes[(self.predict_proba(X) > 0.5).astype(np.int64)]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        out = {"numeric": self.numeric, "mean": self.mean, "scale": self.scale, "categorical": self.categorical,
+               "sizes": self.sizes, "classes": self.classes}
+        for k, (W, b) in enumerate(zip(self.weights, self.biases)):
+            out[f"weight{k}"], out[f"bias{k}"] = W, b
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: Any, layers: int, dataset: Dataset) -> "NetworkClassifier":
+        """Arrays read back, checked against ``dataset`` (columns, categories) and each other (layer shapes);
+        raises ValueError if anything does not fit."""
+        fields = {k: np.asarray(arrays[k]) for k in ("numeric", "mean", "scale", "categorical", "sizes", "classes")}
+        weights = tuple(np.asarray(arrays[f"weight{k}"]) for k in range(layers))
+        biases = tuple(np.asarray(arrays[f"bias{k}"]) for k in range(layers))
+        expected = _columns(dataset)
+        if not (np.array_equal(fields["numeric"], expected["numeric"])
+                and np.array_equal(fields["categorical"], expected["categorical"])
+                and np.array_equal(fields["sizes"], expected["sizes"])
+                and fields["mean"].shape == fields["scale"].shape == expected["numeric"].shape
+                and fields["classes"].shape == (2,)):
+            raise ValueError("columns or categories differ from the data set's")
+        width = len(expected["numeric"]) + int(expected["sizes"].sum())
+        for W, b in zip(weights, biases):
+            if W.dtype != float or b.dtype != float or W.ndim != 2 or W.shape != (width, b.shape[0]):
+                raise ValueError("layer shapes do not chain")
+            width = b.shape[0]
+        if width != 1 or not all(np.isfinite(x).all() for x in (*weights, *biases, fields["mean"], fields["scale"])):
+            raise ValueError("not one finite logistic output")
+        return cls(weights=weights, biases=biases, **fields)
+
+
+def _columns(dataset: Dataset) -> dict[str, np.ndarray]:
+    """The network's view of the columns: the numeric ones, the categorical ones and their numbers of categories."""
+    categorical = [j for j, f in enumerate(dataset.features) if f.is_categorical]
+    return {"numeric": np.array([j for j, f in enumerate(dataset.features) if not f.is_categorical], dtype=np.int64),
+            "categorical": np.array(categorical, dtype=np.int64),
+            "sizes": np.array([len(dataset.features[j].categories) for j in categorical], dtype=np.int64)}
+
+
+def _cache_key(dataset: Dataset, seed: int) -> str:
+    """What the trained parameters depend on: the data, the split, the network settings, the seed and the versions
+    of scikit-learn and numpy that trained it (SHA-256)."""
     import sklearn
-    key = hashlib.sha1()
+    key = hashlib.sha256()
     key.update(dataset.X.tobytes())
+    key.update(dataset.y.tobytes())
     key.update(dataset.train.tobytes())
     key.update(repr((NETWORKS[dataset.name], seed, sklearn.__version__, np.__version__)).encode())
+    return key.hexdigest()
+
+
+def _cache_file(dataset: Dataset, key: str) -> Path:
     root = Path(os.environ.get("STORMCF_CACHE", Path.home() / ".cache" / "stormcf"))
-    return root / "recourse" / f"{dataset.name}-{key.hexdigest()[:16]}.pkl"
+    return root / "recourse" / f"{dataset.name}-{key[:16]}.npz"
 
 
-def train_classifier(dataset: Dataset, seed: int = 1, cache: bool = True):
-    """The paper's network as a scikit-learn pipeline on states (module docs), trained on the training split
-    with ``seed`` (deterministic for a seed and scikit-learn version), from the cache when it is there."""
-    file = _cache_file(dataset, seed)
-    if cache and file.is_file():
-        with file.open("rb") as f:
-            return pickle.load(f)
+#: version of the cache files' layout
+_CACHE_FORMAT = 1
+
+
+def _read_cached(file: Path, key: str, dataset: Dataset) -> NetworkClassifier | None:
+    """The classifier of a cache file (arrays only: ``allow_pickle=False``), or None when the file is missing or is
+    not exactly what :func:`train_classifier` writes for ``key`` (then the network is trained again)."""
+    try:
+        with np.load(file, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            if meta.get("format") != _CACHE_FORMAT or meta.get("key") != key:
+                return None
+            return NetworkClassifier.from_arrays(data, int(meta["layers"]), dataset)
+    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError, zipfile.BadZipFile):
+        return None
+
+
+def train_classifier(dataset: Dataset, seed: int = 1, cache: bool = True) -> NetworkClassifier:
+    """The paper's network (module docs), trained with scikit-learn on the training split with ``seed``
+    (deterministic for a seed and scikit-learn version), as a :class:`NetworkClassifier`; from the cache when it
+    holds the parameters trained on the same data and settings (arrays and JSON, checked when read)."""
+    key = _cache_key(dataset, seed)
+    file = _cache_file(dataset, key)
+    if cache:
+        cached = _read_cached(file, key, dataset)
+        if cached is not None:
+            return cached
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
@@ -215,17 +331,13 @@ def train_classifier(dataset: Dataset, seed: int = 1, cache: bool = True):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(dataset.X[dataset.train], dataset.y[dataset.train])
+    classifier = NetworkClassifier.from_pipeline(model, dataset)
     if cache:
-        _write_atomically(file, pickle.dumps(model))
-    return model
-
-
-def _write_atomically(file: Path, data: bytes) -> None:
-    file.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=file.name, suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, file)
+        file.parent.mkdir(parents=True, exist_ok=True)
+        meta = {"format": _CACHE_FORMAT, "key": key, "dataset": dataset.name, "seed": seed,
+                "layers": len(classifier.weights)}
+        write_npz(file, meta=json.dumps(meta), **classifier.arrays())
+    return classifier
 
 
 def rejected_instances(dataset: Dataset, classifier, seed: int = 1) -> np.ndarray:

@@ -18,6 +18,7 @@ from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelCo
 
 from ..errors import StormcfError
 from ..interrupt import temporary_directory
+from ..limits import STORM_BUILD_HEADROOM, require_headroom
 from ..model import ExplicitModel, RewardModel
 from .extract import scratch_error
 from .handle import StormHandle, _storm_message, copy_model
@@ -79,7 +80,8 @@ def _model_from_arrays(model: ExplicitModel):
         for k, name in enumerate(model.action_names):
             if name:
                 labeling.add_label(name)
-                labeling.set_choices(name, BitVector(model.n_choices, np.flatnonzero(model.choice_actions == k).tolist()))
+                labeling.set_choices(name, BitVector(model.n_choices,
+                                                     np.flatnonzero(model.choice_actions == k).tolist()))
         comps.choice_labeling = labeling
     return SparseDtmc(comps) if is_dtmc else SparseMdp(comps)
 
@@ -106,6 +108,7 @@ def _exact_storm_model(model: ExplicitModel):
     if handle.exact_model is None:
         if handle.description is None:
             raise StormcfError(f"{model.source}: exact arithmetic needs a model given as a PRISM or JANI file")
+        require_headroom(STORM_BUILD_HEADROOM, "Storm's model builder")
         exact = stormpy.build_model[stormpy.Rational](handle.description,
                                                       options=stormpy.BuilderOptions(build_full=True))
         if exact.nr_states != model.n_states or exact.nr_choices != model.n_choices:
@@ -114,7 +117,8 @@ def _exact_storm_model(model: ExplicitModel):
         lifted = [name for name, rm in model.rewards.items() if rm.transition is not None]
         if lifted:
             values = exact_transition_values(model)
-            handle.exact_model = copy_model(exact, {name: _exact_lifted_rewards(model, name, values) for name in lifted})
+            handle.exact_model = copy_model(exact, {name: _exact_lifted_rewards(model, name, values)
+                                                    for name in lifted})
     return handle.exact_model
 
 

@@ -9,6 +9,7 @@ iteration beside it. The result says which engine answered (:attr:`CheckResult.m
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -21,7 +22,7 @@ from stormpy.models import SparseDtmc, SparseModelComponents, SparseRewardModel
 
 from ..errors import PropertyError, StormcfError
 from ..model import ExplicitModel
-from ..properties import Property
+from ..properties import FILTER_KINDS, Property
 from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc
 from .handle import _mask, _storm_message, labelled_model
 from .isolate import Engine, first_answer, isolated
@@ -43,6 +44,9 @@ EXACT_ON_FLOATS = "Storm, exact rational arithmetic on the floating-point probab
 LRA = f"Storm, long-run average solver (its default relative precision {float(LRA_PRECISION):g})"
 FINITE_HORIZON = "Storm, finite-horizon iteration (floating point)"
 INTERVAL_VALUE_ITERATION = "Storm, finite-horizon robust value iteration on the interval MDP (floating point)"
+CONDITIONAL = (f"Storm, conditional probability by Baier et al.'s transformation (on MDPs its restart method), value "
+               f"iteration at relative precision {float(PRECISION):g} (Storm bounds the error of the final solve, not of "
+               f"the transformation's own approximations)")
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,25 @@ class CheckResult:
     exact: tuple[Fraction | float, ...] | None
     holds: np.ndarray | None
     method: str = ""
+    filtered: "FilterResult | None" = None
+
+
+@dataclass(frozen=True)
+class FilterResult:
+    """Storm's answer to a filtered property ``filter(kind, φ, states)`` (Storm's own aggregates of its result).
+
+    ``states``: the states of the filter (indices); ``value``: the aggregate (max, min, sum, avg of φ's values;
+    count of the states where φ holds; 1.0/0.0 for forall/exists), None for ``values``; ``exact``: the same as a
+    Fraction when the check was exact; ``holds``: the truth of forall/exists; ``values``/``exact_values``: for
+    ``values``, φ's value (or truth, 1.0/0.0) in each of ``states``."""
+
+    kind: str
+    states: np.ndarray
+    value: float | None = None
+    exact: Fraction | None = None
+    holds: bool | None = None
+    values: np.ndarray | None = None
+    exact_values: tuple[Fraction | float, ...] | None = None
 
 
 def _environment(exact: bool, method: str = OPTIMISTIC):
@@ -70,14 +93,20 @@ def _environment(exact: bool, method: str = OPTIMISTIC):
     if method == SOUND:
         env.solver().native().method = stormpy.environments.NativeLinearEquationSolverMethod.SOUND_VALUE_ITERATION
         env.solver().min_max().method = stormpy.environments.MinMaxMethod.SOUND_VALUE_ITERATION
+    conditional = env.modelchecker().conditional()      # Storm's conditional algorithm has its own precision
+    conditional.precision = precision                   # (default 1e-6), which overrides the solvers' above
+    conditional.relative_precision = True
     return env
 
 
 def float_method(prop: Property) -> str:
     """How Storm's floating-point check of ``prop`` computes: finite-horizon iteration for step-bounded and
-    cumulative properties, the long-run average solver, else optimistic value iteration."""
+    cumulative properties, the long-run average solver, the conditional algorithm, else optimistic value
+    iteration."""
     if prop.path == "long_run_average":
         return LRA
+    if prop.path == "conditional":
+        return CONDITIONAL
     if prop.path in ("bounded_until", "cumulative", "instantaneous", "next") or prop.step_bound is not None:
         return FINITE_HORIZON
     return OPTIMISTIC
@@ -116,6 +145,8 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
     require_checkable(model, prop)
     method = method or (EXACT if exact else float_method(prop))
     env = _environment(exact, method)
+    if prop.filter is not None:
+        return replace(_check_filtered(storm_model, model, prop, env, exact), method=method)
     formula = prop.storm.get_raw_formula()
     n = model.n_states
     initial_only = prop.initial_state_only
@@ -129,8 +160,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
                 qualitative = stormpy.model_checking(storm_model, formula, environment=env,
                                                      only_initial_states=initial_only)
                 holds = _truth_values(qualitative, n, model.initial_state, initial_only)
-            formula = formula.clone()
-            formula.remove_bound()
+            formula = _without_bound(storm_model, prop)
         result = stormpy.model_checking(storm_model, formula, environment=env, only_initial_states=initial_only)
     except Exception as err:
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
@@ -146,6 +176,69 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
             holds = np.array([prop.satisfied_by(f) for f in fractions], dtype=bool)
         return CheckResult(np.array([float(f) for f in fractions]), fractions, holds, method)
     return CheckResult(np.array(raw, dtype=float), None, holds, method)
+
+
+def _without_bound(storm_model, prop: Property):
+    """The formula of a bounded property without its bound, for its value. On a model with nondeterminism a bound
+    without ``min``/``max`` must hold for every scheduler, so Storm decides it by the optimum
+    :attr:`~stormcf.properties.Property.bound_optimum` (``P>=b``: Pmin, ``P<=b``: Pmax): the value is that one."""
+    formula = prop.storm.get_raw_formula().clone()
+    formula.remove_bound()
+    if storm_model.is_nondeterministic_model and prop.bound_optimum is not None:
+        formula.set_optimality_type(stormpy.logic.OptimizationDirection.MINIMIZE if prop.bound_optimum == "min"
+                                    else stormpy.logic.OptimizationDirection.MAXIMIZE)
+    return formula
+
+
+def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exact: bool) -> CheckResult:
+    """``filter(kind, φ, states)`` as Storm's command line answers it: φ checked in every state (with its bound: a
+    truth value per state), restricted to the states where the states formula holds, then aggregated by Storm's
+    own functions of the result (max, min, sum, avg of values; count, forall, exists of truth values)."""
+    kind = prop.filter.kind
+    try:
+        result = stormpy.model_checking(storm_model, prop.storm.get_raw_formula(), environment=env)
+        states = stormpy.model_checking(storm_model, prop.filter.storm, environment=env)
+        indices = np.flatnonzero(_mask(states.get_truth_values_vector(), model.n_states))
+        if not indices.size and kind in ("max", "min", "avg"):
+            raise PropertyError(f"{prop.text}: no state satisfies {prop.filter.states}, and the {kind} of no value "
+                                f"is not defined")
+        truth = None if result.is_quantitative() else _mask(result.get_truth_values_vector(), model.n_states)
+        result.filter(states)
+        if result.is_quantitative():
+            if FILTER_KINDS[kind] == "truth":
+                raise PropertyError(f"{prop.text}: filter {kind} counts the states where a property holds; "
+                                    f"{prop.storm.get_raw_formula()} has values, not truth values (give it a bound)")
+            if kind == "values":
+                raw = [result.get_value(int(s)) for s in indices]
+                return _filter_result(kind, indices, values=raw, exact=exact)
+            aggregate = {"max": result.get_max, "min": result.get_min, "sum": result.sum, "avg": result.average}
+            return _filter_result(kind, indices, value=aggregate[kind](), exact=exact)
+        if FILTER_KINDS[kind] == "number":
+            raise PropertyError(f"{prop.text}: filter {kind} aggregates values; {prop.storm.get_raw_formula()} has "
+                                f"truth values (drop its bound, or use forall, exists or count)")
+        if kind == "values":
+            return _filter_result(kind, indices, values=truth[indices].astype(float).tolist(), exact=False)
+        if kind == "count":
+            return _filter_result(kind, indices, value=result.count(), exact=exact)
+        holds = bool(result.forall_true() if kind == "forall" else result.exists_true())
+        return _filter_result(kind, indices, value=float(holds), exact=False, holds=holds)
+    except PropertyError:
+        raise
+    except Exception as err:
+        raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+
+
+def _filter_result(kind: str, states: np.ndarray, *, value=None, values=None, exact: bool,
+                   holds: bool | None = None) -> CheckResult:
+    """A filter's answer as Storm gave it (Storm numbers: rationals when ``exact``, as Fractions)."""
+    if exact:
+        value = None if value is None else _fraction(value)
+        values = None if values is None else tuple(_fraction(v) for v in values)
+    filtered = FilterResult(kind, states, None if value is None else float(value),
+                            value if isinstance(value, Fraction) else None, holds,
+                            None if values is None else np.array([float(v) for v in values], dtype=float),
+                            values if exact else None)
+    return CheckResult(None, None, None, filtered)
 
 
 def require_checkable(model: ExplicitModel, prop: Property) -> None:
@@ -273,37 +366,86 @@ def reach_values(model: ExplicitModel, target: np.ndarray, direction: str, sched
         except Exception as err:
             raise StormcfError(f"Storm failed on {text}: {_storm_message(err)}") from None
         values = np.array(result.get_value_vector(), dtype=float)
-        return values, (_scheduler_rows(model, result) if scheduler else None)
+        return values, (_scheduler_rows(model, storm_model, result, text) if scheduler else None)
     return isolated(compute, f"computing {text}")
 
 
-def _scheduler_rows(model: ExplicitModel, result) -> np.ndarray:
-    """The row chosen in every state by the memoryless deterministic scheduler of a Storm result."""
+@dataclass(frozen=True)
+class SchedulerChoices:
+    """An optimal memoryless scheduler Storm computed, as stormcf's arrays.
+
+    ``values``: Storm's optimal value of every state; ``probabilities``: σ(row) for every choice (Storm's randomised
+    choices as distributions); ``open_states``: the states where Storm left the choice open (its schedulers are
+    partial where the value does not depend on the choice); σ plays their first choice, as Storm does when it
+    completes a partial scheduler."""
+
+    values: np.ndarray
+    probabilities: np.ndarray
+    open_states: np.ndarray
+
+    @property
+    def deterministic(self) -> bool:
+        return bool(np.all((self.probabilities == 0) | (self.probabilities == 1)))
+
+
+def _scheduler_choices(model: ExplicitModel, storm_model, result, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """σ(row) of the memoryless scheduler of a Storm result, and the states whose choice Storm left open (σ takes
+    their first choice). A scheduler with memory is refused: stormcf's strategies are memoryless."""
     sched = result.get_scheduler()
-    local = np.fromiter((sched.get_choice(s).get_deterministic_choice() for s in range(model.n_states)),
-                        dtype=np.int64, count=model.n_states)
-    return model.row_groups[:-1] + local
+    if not sched.memoryless:
+        raise PropertyError(f"Storm's optimal scheduler for {what} needs memory ({sched.memory_size} memory states); "
+                            f"strategies in stormcf are memoryless")
+    n, starts = model.n_states, model.row_groups[:-1]
+    local = np.zeros(n, dtype=np.int64)
+    open_states, randomised = [], []
+    for s in range(n):
+        choice = sched.get_choice(s)
+        if choice.deterministic:
+            local[s] = choice.get_deterministic_choice()
+        elif choice.defined:
+            randomised.append(s)
+        else:
+            open_states.append(s)
+    sigma = np.zeros(model.n_choices)
+    sigma[starts + local] = 1.0
+    if randomised:                      # Storm's JSON export lists each distribution by global row index
+        chosen = {entry["s"]: entry["c"] for entry in json.loads(sched.to_json_str(storm_model))}
+        for s in randomised:
+            sigma[starts[s]:model.row_groups[s + 1]] = 0.0
+            for c in chosen[s]:
+                sigma[int(c["index"])] = float(c["prob"])
+    return sigma, np.array(open_states, dtype=np.int64)
 
 
-def optimal_choices(model: ExplicitModel, prop: Property) -> tuple[np.ndarray, np.ndarray]:
-    """Values and the rows of an optimal memoryless deterministic scheduler Storm computes for ``prop``."""
+def _scheduler_rows(model: ExplicitModel, storm_model, result, what: str) -> np.ndarray:
+    """The row chosen in every state by the memoryless deterministic scheduler of a Storm result (the first choice
+    where Storm left it open)."""
+    sigma, _ = _scheduler_choices(model, storm_model, result, what)
+    randomised = np.flatnonzero((sigma > 0) & (sigma < 1))
+    if randomised.size:
+        state = model.state_name(int(model.state_of_choice[randomised[0]]))
+        raise StormcfError(f"Storm's scheduler for {what} randomises in state {state}; a deterministic one was needed")
+    return np.flatnonzero(sigma == 1.0)
+
+
+def optimal_choices(model: ExplicitModel, prop: Property) -> SchedulerChoices:
+    """Storm's optimal values of ``prop`` and an optimal memoryless scheduler for it (:class:`SchedulerChoices`)."""
     require_checkable(model, prop)
-    formula = prop.storm.get_raw_formula()
-    if prop.has_bound:
-        formula = formula.clone()
-        formula.remove_bound()
     storm_model = labelled_model(_handle_of(model), prop.labels)
+    formula = _without_bound(storm_model, prop) if prop.has_bound else prop.storm.get_raw_formula()
 
-    def compute():
+    def compute() -> SchedulerChoices:
         try:
             result = stormpy.model_checking(storm_model, formula, extract_scheduler=True,
-                                            environment=_environment(False))
+                                            environment=_environment(False),
+                                            only_initial_states=prop.initial_state_only)
         except Exception as err:
             raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
         if not result.has_scheduler():
             raise PropertyError(f"Storm gives no memoryless scheduler for {prop.text} (bounded properties need "
                                 f"memory)")
-        return np.array(result.get_value_vector(), dtype=float), _scheduler_rows(model, result)
+        sigma, open_states = _scheduler_choices(model, storm_model, result, prop.text)
+        return SchedulerChoices(np.array(result.get_value_vector(), dtype=float), sigma, open_states)
     return isolated(compute, f"computing a scheduler for {prop.text}")
 
 

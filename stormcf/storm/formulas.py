@@ -6,6 +6,7 @@ in properties (``F s1=12``) become labels of the bridge's copy of the model, eva
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from fractions import Fraction
 from typing import Iterable
@@ -16,7 +17,7 @@ from stormpy.developer import storage as _storage
 
 from ..errors import PropertyError
 from ..model import ExplicitModel
-from ..properties import Property
+from ..properties import FILTER_KINDS, Property, PropertyFilter, split_name
 from .build import _handle_of
 from .expressions import evaluate, expression_labels, missing_label, parse_expression
 from .handle import StormHandle, _mask, _storm_message, labelled_model
@@ -29,6 +30,11 @@ _PATHS = {"EventuallyFormula": "eventually", "UntilFormula": "until", "BoundedUn
           "DiscountedTotalRewardFormula": "discounted", "DiscountedCumulativeRewardFormula": "discounted",
           "ConditionalFormula": "conditional"}
 _REWARD_BOUND = re.compile(r'rew\{"([^"]*)"\}')
+#: how Storm describes its filter types when it prints a property (``Obtain the maximum of the 'true'-states ...``)
+_FILTER_PHRASES = {"the maximum": "max", "the minimum": "min", "the minumum": "min", "the sum": "sum",
+                   "the average": "avg", "the number of": "count", "whether there exists a state in": "exists",
+                   "whether for all states in": "forall", "the argmax": "argmax", "the argmin": "argmin",
+                   "the values": "values"}
 
 
 def _parse_storm_properties(description, properties: Iterable[str]) -> list:
@@ -58,9 +64,11 @@ def _quoted_labels(formula: str) -> list[str]:
 
 
 # ================================================================================================== properties
-def parse_property(model: ExplicitModel, text: str) -> Property:
+def parse_property(model: ExplicitModel, text: str, filters: bool = False) -> Property:
     """Parse a property against the model's program (so PRISM constants and expressions work) and evaluate its
-    state formulas on the whole model.
+    state formulas on the whole model. A name (``"ok": P=? [...]``) is kept in :attr:`Property.name`; a filter
+    (``filter(max, φ, states)``) is accepted with ``filters=True`` only (analyses need the value at the initial
+    state; ``stormcf check`` answers filters).
 
     Raises :class:`PropertyError` for syntax errors, unknown labels, unknown reward models and expressions over
     names that are not state variables.
@@ -76,7 +84,48 @@ def parse_property(model: ExplicitModel, text: str) -> Property:
     labels, probes = expression_labels(formula, model.valuations, model.n_states)
     for probe in probes:
         labels = _probe_labels(model, handle, probe, labels)
-    return _property(model, handle, formula, printed, labels, storm_property)
+    prop = _property(model, handle, formula, printed, labels, storm_property)
+    found = _filter(storm_property)
+    if found is not None:
+        kind, states = found
+        if not filters:
+            raise PropertyError(f"filter({kind}, {printed}, {states}): a filter aggregates the property over a set "
+                                f"of states; this analysis needs the property's value at the initial state (only "
+                                f"'stormcf check' answers filters)")
+        prop = _filtered(model, handle, prop, kind, states)
+    name, written = split_name(text)
+    return dataclasses.replace(prop, name=name, written=written)
+
+
+def _filter(storm_property) -> tuple[str, str] | None:
+    """Storm's filter of a parsed property, read from how Storm prints it (stormpy has no accessor): the filter type
+    and the states formula as Storm prints it; None for Storm's default filter (the values at the initial states)."""
+    text = str(storm_property)
+    head = f"({storm_property.get_name()}): Obtain "
+    tail = f"'-states with values described by '{storm_property.get_raw_formula()}'"
+    phrase, _, states = text.removeprefix(head).removesuffix(tail).partition(" of the '")
+    if not (text.startswith(head) and text.endswith(tail)) or phrase not in _FILTER_PHRASES:
+        raise PropertyError(f"cannot read Storm's filter of the property {text}")
+    kind = _FILTER_PHRASES[phrase]
+    return None if kind == "values" and states == '"init"' else (kind, states)
+
+
+def _filtered(model: ExplicitModel, handle: StormHandle, prop: Property, kind: str, states: str) -> Property:
+    """``prop`` with Storm's filter ``kind`` over the states where the state formula ``states`` holds."""
+    text = f"filter({kind}, {prop.text}, {states})"
+    if FILTER_KINDS[kind] == "states":
+        raise PropertyError(f"{text}: Storm does not output states (argmin/argmax filters); "
+                            f"filter(values, ...) gives the value of every state of a set")
+    if prop.operator in ("multi", "quantile") or prop.initial_state_only:
+        raise PropertyError(f"{text}: Storm answers {prop.text} for the initial state only; it cannot be "
+                            f"filtered over other states")
+    formula = _parse_storm_properties(handle.description, [states])[0].get_raw_formula()
+    labels, probes = expression_labels(formula, model.valuations, model.n_states)
+    labels = {**prop.labels, **labels}
+    for probe in probes:
+        labels = _probe_labels(model, handle, probe, labels)
+    mask = _state_formula_mask(handle, formula, text, labels)
+    return dataclasses.replace(prop, text=text, labels=labels, filter=PropertyFilter(kind, states, mask, formula))
 
 
 def _probe_labels(model: ExplicitModel, handle: StormHandle, formula, labels: dict) -> dict:
@@ -122,7 +171,8 @@ def _property(model: ExplicitModel, handle: StormHandle, formula, printed: str, 
         reward_model = formula.reward_name if formula.has_reward_model_name() else model.reward_model(None).name
     sub = formula.subformula
     if operator == "LRA":      # LRA=? [φ] (S=? [φ]): the long-run fraction of time spent in φ
-        path, target, constraint, steps = "long_run_average", _state_formula_mask(handle, sub, printed, labels), None, None
+        path, constraint, steps = "long_run_average", None, None
+        target = _state_formula_mask(handle, sub, printed, labels)
     else:
         path, target, constraint, steps = _path_formula(handle, sub, printed, labels)
     return Property(printed, operator, optimization, comparison, threshold, path, target=target,

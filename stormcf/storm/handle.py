@@ -17,6 +17,8 @@ from stormpy import Rational
 from stormpy.datastructures import BitVector
 from stormpy.models import SparseDtmc, SparseMdp, SparseModelComponents, StateLabeling
 
+from ..limits import is_out_of_memory
+
 
 @dataclass(eq=False)
 class StormHandle:
@@ -80,10 +82,10 @@ def set_labels(labeling, labels: Mapping[str, np.ndarray], n: int) -> None:
 
 def _storm_message(text: str | BaseException) -> str:
     """Storm's message without the exception class prefix, on one line. Storm running out of memory
-    (``std::bad_alloc``, a :class:`MemoryError` in Python) is no message about the input: it is raised again, for the
-    caller (the command line) to report as such."""
-    if isinstance(text, MemoryError):
-        raise text
+    (``std::bad_alloc``, a :class:`MemoryError` in Python, or Storm's own "out of memory") is no message about the
+    input: it is raised as a :class:`MemoryError`, for the caller (the command line) to report as such."""
+    if is_out_of_memory(text if isinstance(text, BaseException) else RuntimeError(text)):
+        raise text if isinstance(text, MemoryError) else MemoryError(" ".join(str(text).split())) from None
     text = re.sub(r"^\w+(Exception|Error): ", "", str(text).strip())
     return " ".join(text.split())
 

@@ -12,6 +12,7 @@ from stormpy.developer import storage as _storage
 
 from ..errors import ConstantsError, ModelError
 from ..examples import resolve_file
+from ..limits import STORM_BUILD_HEADROOM, require_headroom
 from ..model import ExplicitModel
 from .extract import Build, _arrays_by_iteration, _arrays_by_umb, _explicit_model
 from .handle import StormHandle, _storm_message
@@ -144,6 +145,7 @@ def _build(description, path: str) -> Build:
             unlabelled = {new.action_name for old_module, new_module in zip(description.modules, labelled.modules)
                           for old, new in zip(old_module.commands, new_module.commands) if not old.is_labeled}
             description = labelled
+    require_headroom(STORM_BUILD_HEADROOM, "Storm's model builder")
     try:
         model = stormpy.build_model(description, options=stormpy.BuilderOptions(build_full=True))
     except Exception as err:
@@ -168,6 +170,7 @@ def _require_supported_type(kind: str, path: str) -> None:
 def _build_drn(file: Path, path: str) -> StormHandle:
     options = _sio.DirectEncodingParserOptions()
     options.build_choice_labeling = True
+    require_headroom(STORM_BUILD_HEADROOM, "Storm's model builder")
     try:
         model = stormpy.build_model_from_drn(str(file), options=options)
     except Exception as err:

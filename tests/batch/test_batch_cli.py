@@ -82,6 +82,17 @@ def test_check_strategies_with_fail_if_violated(cli, loan_strategies, tmp_path):
     assert cli(*argv[:3], two, *argv[4:])[0] == 3                    # a violated bound, no failed item
 
 
+def test_check_table_has_one_column_per_property_headed_by_its_name_or_text(cli, loan_strategies):
+    code, out, _ = cli("check", LOAN, "--strategies", loan_strategies, "-p", '"risk": P<=0.42 [F "rejected"]', "-p",
+                       'R{"steps"}=? [F "granted" | "rejected"]')
+    header, uniform, impatient = out.splitlines()[1:4]
+    assert code == 4 and header.split()[3:] == ["risk", 'R{"steps"}=?', "[F", '"granted"', "|", '"rejected"]',
+                                                "seconds"]
+    risk = stormcf.check_strategy(stormcf.Strategy.load(stormcf.load_model(LOAN), IMPATIENT), 'P=? [F "rejected"]')
+    assert f"{risk.value:.6g} (holds)" in impatient and "(violated)" in uniform
+    assert header.index("risk") == impatient.index(f"{risk.value:.6g}")             # the value under its heading
+
+
 def test_strategy_with_several_bounds_is_a_batch(cli, tmp_path):
     out_file = tmp_path / "s.jsonl"
     code, out, _ = cli("strategy", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "-p",

@@ -98,3 +98,31 @@ def test_cli_on_a_dask_cluster_gives_the_serial_json_lines(sepsis_paths, cluster
     assert f"dask at {cluster.scheduler_address}" in out
     lines = [Path(tmp_path / f).read_text().splitlines() for f in ("serial.jsonl", "dask.jsonl")]
     assert [without_times(json.loads(x)) for x in lines[0]] == [without_times(json.loads(x)) for x in lines[1]]
+
+
+def test_a_tls_scheduler_with_certificates_from_dasks_configuration(sepsis_paths, tmp_path, stormcf_process):
+    """A scheduler can run code in its clients, so a cluster outside this machine is reached over tls:// with
+    certificates: a throwaway self-signed one (Security.temporary) for the cluster, and the same CA, certificate
+    and key for stormcf's client through Dask's configuration (environment variables). Without them: one line."""
+    pytest.importorskip("cryptography")
+    from distributed import LocalCluster
+    from distributed.security import Security
+    security = Security.temporary()
+    pem = {"ca.pem": security.tls_ca_file, "client.pem": security.tls_client_cert, "key.pem": security.tls_client_key}
+    for name, text in pem.items():
+        (tmp_path / name).write_text(text)
+    env = {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(tmp_path / "ca.pem"),
+           "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(tmp_path / "client.pem"),
+           "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(tmp_path / "key.pem")}
+    argv = ["icfmdp", SEPSIS, "--paths", sepsis_paths, "--reward", "r"]
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tls://", security=security,
+                      dashboard_address=None, silence_logs=40) as cluster:
+        assert cluster.scheduler_address.startswith("tls://127.0.0.1:")
+        tls = stormcf_process(*argv, "--json", tmp_path / "tls.jsonl", "--backend", "dask", "--scheduler",
+                              cluster.scheduler_address, env=env)
+        refused = stormcf_process(*argv, "--backend", "dask", "--scheduler", cluster.scheduler_address)
+    assert tls.code == 4 and f"dask at {cluster.scheduler_address}" in tls.out, tls.err
+    serial = stormcf_process(*argv, "--json", tmp_path / "serial.jsonl")
+    lines = [(tmp_path / f).read_text().splitlines() for f in ("serial.jsonl", "tls.jsonl")]
+    assert [without_times(json.loads(x)) for x in lines[0]] == [without_times(json.loads(x)) for x in lines[1]]
+    assert serial.code == 4 and refused.one_line_error and "DASK_DISTRIBUTED__COMM__TLS__CA_FILE" in refused.err

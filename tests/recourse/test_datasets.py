@@ -1,11 +1,19 @@
 """Adult and German credit as the paper preprocesses them, their classifiers, actions and relation graph, and the
 whole pipeline end to end on a few instances (small GA settings)."""
+import io
+import json
+import pickle
+import re
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from stormcf.recourse import BRKGASettings, Plans, Rows, brute_force, solve_recourse
-from stormcf.recourse.datasets import (adult_graph, dataset_problem, load_dataset, rejected_instances,
-                                       train_classifier)
+from stormcf.recourse import datasets
+from stormcf.recourse.datasets import (NetworkClassifier, _pipeline, adult_graph, dataset_problem, load_dataset,
+                                       rejected_instances, train_classifier)
 from stormcf.recourse.exact import optimum, plan_mdp
 from stormcf.recourse.objectives import apply_action
 from stormcf.recourse.problem import RecourseError
@@ -52,7 +60,74 @@ def test_classifiers_and_instances(adult, german):
 def test_classifier_training_is_deterministic(german):
     cached = train_classifier(german)
     fresh = train_classifier(german, cache=False)
-    assert all(np.array_equal(a, b) for a, b in zip(cached[-1].coefs_, fresh[-1].coefs_))
+    assert all(np.array_equal(a, b) for a, b in zip(cached.weights, fresh.weights))
+
+
+def test_the_numpy_classifier_is_the_trained_scikit_learn_network(german):
+    """The arrays stormcf keeps predict exactly what the fitted scikit-learn pipeline predicts."""
+    pipeline = _pipeline(german, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pipeline.fit(german.X[german.train], german.y[german.train])
+    network = NetworkClassifier.from_pipeline(pipeline, german)
+    rows = np.random.default_rng(0).integers(0, len(german.X), 3000)
+    X = german.X[rows] + np.where(np.arange(german.X.shape[1]) == 1, 1.0, 0.0)   # also states not in the data
+    assert np.allclose(network.predict_proba(X), pipeline.predict_proba(X)[:, 1], rtol=0, atol=1e-12)
+    assert np.array_equal(network.predict(X), pipeline.predict(X))
+
+
+MARKER = "stormcf-pickle-ran"
+
+
+class Planted:
+    """An object whose unpickling creates a marker file: what a planted cache file would run."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_cache_files_are_arrays_checked_when_read_and_never_run_code(german, tmp_path, monkeypatch):
+    """The issue's attack: a pickle planted where the classifier is cached ran code. The cache is now an npz of
+    arrays read with allow_pickle=False; a file that is not what train_classifier wrote is ignored (trained again)."""
+    monkeypatch.setenv("STORMCF_CACHE", str(tmp_path))
+    key = datasets._cache_key(german, 1)
+    file = datasets._cache_file(german, key)
+    file.parent.mkdir(parents=True)
+    marker = tmp_path / MARKER
+    file.write_bytes(pickle.dumps(Planted(str(marker))))                     # a pickle under the npz's name
+    trained = train_classifier(german)                                       # ignored: trained again
+    assert not marker.exists()
+    written = dict(np.load(file, allow_pickle=False))
+    assert json.loads(str(written["meta"]))["key"] == key
+    assert np.array_equal(datasets._read_cached(file, key, german).predict(german.X), trained.predict(german.X))
+    planted = {"object array": dict(written, weight0=np.array([Planted(str(marker))], dtype=object)),
+               "other key": dict(written, meta=json.dumps({"format": 1, "key": "0" * 64, "layers": 3})),
+               "layer shapes": dict(written, weight1=written["weight1"][:-1]),
+               "columns": dict(written, sizes=written["sizes"] + 1)}
+    for name, arrays in planted.items():
+        file.write_bytes(_npz(**arrays))
+        assert datasets._read_cached(file, key, german) is None, name
+    assert not marker.exists()
+
+
+def _npz(**arrays) -> bytes:
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def test_nothing_stormcf_reads_is_unpickled():
+    """Audit: no pickle, joblib.load, torch.load or np.load without allow_pickle=False in stormcf/ and scripts/."""
+    root = Path(datasets.__file__).resolve().parents[2]
+    for file in [*(root / "stormcf").rglob("*.py"), *(root / "scripts").rglob("*.py")]:
+        text = file.read_text()
+        assert not re.search(r"^\s*(import|from) (pickle|dill|shelve|marshal)\b", text, re.M), file
+        assert not re.search(r"(joblib|torch|pickle)\.loads?\(", text), file
+        for call in re.findall(r"np\.load\([^)]*\)", text):
+            assert "allow_pickle=False" in call, (file, call)
 
 
 def test_adult_actions_follow_synth(adult):

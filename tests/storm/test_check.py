@@ -126,6 +126,20 @@ def test_conditional_probability_at_the_initial_state():
     assert check.value == pytest.approx(x[die.state_index({"s": 4, "d": 0})], rel=1e-9)
 
 
+@pytest.mark.parametrize("kind, file, prop", [
+    ("mdp", "two_dice.nm", 'Pmax=? [F "seven" || F "done"]'),          # the issue's example: 1.2e-8 off before
+    ("mdp", "two_dice.nm", 'Pmin=? [F "eleven" || F d1>3]'),
+    ("mdp", "two_dice.nm", 'Pmax=? [F "two" || F s1=7]'),
+    ("dtmc", "die.pm", "P=? [F s=7 & d=2 || F s>4]")])
+def test_conditional_probabilities_meet_the_precision_the_method_claims(kind, file, prop):
+    """Storm's conditional algorithm has its own precision (default 1e-6): the bridge sets it, and the value is
+    within the claimed relative precision of Storm's exact value."""
+    model = stormcf.load_model(storm.stormpy_example(kind, file))
+    check, exact = stormcf.check_model(model, prop), stormcf.check_model(model, prop, exact=True).exact
+    assert f"relative precision {float(storm.PRECISION):g}" in check.method and "conditional" in check.method
+    assert abs(Fraction(check.value) - exact) <= storm.PRECISION * exact
+
+
 def test_quantile_at_the_initial_state(firewire):
     """The least time bound with Pmax > 1/2 of electing a leader."""
     q = stormcf.check_model(firewire, 'quantile(min A, Pmax>0.5 [F{"time"}<=A "done"])').value

@@ -22,7 +22,7 @@ def test_wlan_has_the_states_of_info_for_every_property(wlan, capsys):
     assert stormcf.check_model(wlan, p).value == pytest.approx(1.0, abs=1e-9)
     assert main(["check", str(QVBS / "wlan.0.prism"), "-c", "COL=0", "--prop", "Pmax=? [F s1=12]"]) == 0
     out = capsys.readouterr().out
-    assert "MDP with 2954 states" in out and "Pmax=? [F (s1 = 12)] = 1" in out
+    assert "MDP with 2954 states" in out and "Pmax=? [F s1=12] = 1" in out      # as written
 
 
 def test_wlan_qvbs_reference_values(wlan):
