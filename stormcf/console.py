@@ -6,6 +6,9 @@
 - :func:`progress` is a `tqdm <https://tqdm.github.io>`_ bar on stderr, shown only when stderr is a terminal and the
   verbosity is not ``QUIET``; analyses wrap their long loops in it (Monte Carlo samples, bisection steps, batch
   items, solver phases with their gap in the postfix).
+- :func:`activity` marks a phase without steps to count (a Storm build or check, a solver in a child process,
+  training a classifier): on a terminal a line with its elapsed time once it has run :data:`ACTIVITY_AFTER` seconds;
+  on a non-terminal with ``-v`` a line on stderr when it has run that long and one when it ends.
 - :func:`native_output` redirects the file descriptors 1 and 2, where C and C++ libraries write (HiGHS's banner on
   stdout, SCIP's warnings on stderr, Storm's log), to stderr or to nowhere, while Python's own ``sys.stdout`` and
   ``sys.stderr`` keep writing where they wrote. Python's ``contextlib.redirect_stdout`` cannot do this: it only
@@ -17,6 +20,8 @@ import contextlib
 import io
 import os
 import sys
+import threading
+import time
 from typing import IO, Iterable, Iterator
 
 from tqdm import tqdm
@@ -49,6 +54,44 @@ def progress(iterable: Iterable | None = None, *, total: float | None = None, de
     shown = _verbosity > QUIET and _is_terminal(sys.stderr)
     return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, disable=not shown, leave=False,
                 **options)
+
+
+#: seconds a phase runs before :func:`activity` shows it
+ACTIVITY_AFTER = 2.0
+
+
+@contextlib.contextmanager
+def activity(what: str, after: float = ACTIVITY_AFTER) -> Iterator[None]:
+    """Show that ``what`` is under way when it takes more than ``after`` seconds (module docstring)."""
+    terminal = _verbosity > QUIET and _is_terminal(sys.stderr)
+    lines = _verbosity >= VERBOSE and not terminal
+    if not (terminal or lines):
+        yield
+        return
+    start = time.monotonic()
+    done = threading.Event()
+    shown = threading.Event()
+
+    def show() -> None:
+        if done.wait(after):
+            return
+        shown.set()
+        if lines:
+            print(f"stormcf: {what} ...", file=sys.stderr, flush=True)
+            return
+        with tqdm(total=None, desc=what, file=sys.stderr, leave=False, bar_format="{desc}: {elapsed}") as bar:
+            while not done.wait(0.5):
+                bar.refresh()
+
+    watcher = threading.Thread(target=show, name="stormcf-activity", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join(1.0)
+        if lines and shown.is_set():
+            print(f"stormcf: {what}: done in {time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)
 
 
 def _is_terminal(stream: IO) -> bool:

@@ -12,17 +12,17 @@ linear constraints on θ (k = s_{t+1}):
 - Mon2 (``cs+m``): θ(k, c) / q <= p(c) for c ≠ k with o(c) > 0 and p(c) > 0;
 - CS (``cs+m`` and ``cs``): θ(k, c) = 0 when p(k) / q >= p(c) / o(c), c ≠ k, o(c) > 0.
 
-LB / UB of P_t(c | s, a) are the minimum / maximum of θ(k, c) / q over this polytope (HiGHS through
-``scipy.optimize.linprog``). The observed pair itself is the identity: [1, 1] at k, [0, 0] elsewhere. These LP
-values are the definition the closed forms of :mod:`.bounds` are tested against.
+LB / UB of P_t(c | s, a) are the minimum / maximum of θ(k, c) / q over this polytope (HiGHS through the solver
+layer, :func:`stormcf.solvers.linear.linear_program`). The observed pair itself is the identity: [1, 1] at k, [0, 0]
+elsewhere. These LP values are the definition the closed forms of :mod:`.bounds` are tested against.
 """
 from __future__ import annotations
 
 import numpy as np
-import scipy.optimize
 
-from ..console import progress, solver_logs
+from ..console import progress
 from ..errors import SolverError
+from ..solvers.linear import linear_program
 from .bounds import check_assumptions
 
 
@@ -66,11 +66,10 @@ def pair_bounds(o: np.ndarray, k: int, p: np.ndarray, assumptions: str = "cs+m")
 
 
 def _solve(cost, A_eq, b_eq, bounds) -> float:
-    result = scipy.optimize.linprog(cost, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs",
-                                    options={"disp": solver_logs()})
-    if result.status != 0:
+    result = linear_program(cost, A_eq=A_eq, b_eq=b_eq, bounds=bounds)
+    if not result.optimal:
         raise SolverError(f"HiGHS could not solve a counterfactual-bound LP: {result.message}")
-    return float(result.fun)
+    return result.objective
 
 
 def lp_step_bounds(P, observed_row: int, observed_next: int, assumptions: str = "cs+m",

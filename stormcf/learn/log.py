@@ -40,6 +40,7 @@ import numpy as np
 from ..errors import LogError
 from ..examples import readable_file
 from ..report import atomic_file
+from .xes import read_xes
 
 #: the implicit action of a step the process takes by itself
 CONTINUE = "continue"
@@ -179,8 +180,8 @@ def read_log(path: str | Path, actions: Iterable[str] | None = None) -> EventLog
     name = str(path)
     actions = None if actions is None else list(actions)
     if p.name.lower().endswith((".xes", ".xes.gz")):
-        from .xes import read_xes
-        rows = read_xes(p, name)
+        cells = read_xes(p, name, TIMESTAMP)
+        rows = _Rows(tuple(cells), cells, lambda k: k + 1, kind="event")
         return _activity_log(name, rows, actions)
     rows = _read_csv(p, name)
     if rows.columns[1] == "action":

@@ -12,9 +12,9 @@ from pathlib import Path
 from ..errors import LogError
 
 
-def read_xes(path: Path, name: str):
-    """The events of an XES file as the rows of an activity-form log (see :mod:`.log`)."""
-    from .log import TIMESTAMP, _Rows
+def read_xes(path: Path, name: str, timestamp: str = "timestamp") -> dict[str, list[str]]:
+    """The events of an XES file as the cells of an activity-form log by column (see :mod:`.log`): ``case``,
+    ``activity`` and, when the file has them, the times under the column name ``timestamp``."""
     quiet = io.StringIO()
     try:
         with contextlib.redirect_stderr(quiet), contextlib.redirect_stdout(quiet), warnings.catch_warnings():
@@ -32,11 +32,9 @@ def read_xes(path: Path, name: str):
         raise LogError(f"{name}: no events with a case and an activity name (concept:name) in the XES file")
     cells = {"case": [_text(v) for v in frame["case:concept:name"]],
              "activity": [_text(v) for v in frame["concept:name"]]}
-    columns: tuple[str, ...] = ("case", "activity")
     if "time:timestamp" in frame.columns:
-        cells[TIMESTAMP] = [v.isoformat() if hasattr(v, "isoformat") else _text(v) for v in frame["time:timestamp"]]
-        columns += (TIMESTAMP,)
-    return _Rows(columns, cells, lambda k: k + 1, kind="event")
+        cells[timestamp] = [v.isoformat() if hasattr(v, "isoformat") else _text(v) for v in frame["time:timestamp"]]
+    return cells
 
 
 def _text(value) -> str:

@@ -31,7 +31,8 @@ import numpy as np
 from ..deadline import Deadline
 from ..console import progress
 from .decoder import Evaluation, Plans, concatenate, concatenate_plans, decode
-from .problem import RecourseError, ValueDomain
+from ..errors import RecourseError
+from .domains import ValueDomain
 
 DEDUPE = ("objectives", "phenotype")
 

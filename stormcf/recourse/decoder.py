@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .problem import ValueDomain
+from .domains import ValueDomain
 
 #: keys at or below this value make an action active
 ACTIVE_KEY = 0.5

@@ -34,11 +34,10 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from scipy.optimize import linprog
-
 from .. import storm
 from ..model import ExplicitModel, RewardModel
 from ..reachability import can_reach, optimal_strategy
+from ..solvers.linear import linear_program
 from ..verify import Check, check_model
 from .objectives import apply_action, gower
 from .problem import RecourseError, RecourseProblem
@@ -276,9 +275,8 @@ def inside(points: np.ndarray, vertices: np.ndarray, tolerance: float) -> np.nda
     k = len(vertices)
     out = []
     for p in np.atleast_2d(points):
-        lp = linprog(np.zeros(k), A_ub=vertices.T, b_ub=p + tolerance, A_eq=np.ones((1, k)), b_eq=[1.0],
-                     bounds=(0, None), method="highs")
-        out.append(lp.status == 0)
+        lp = linear_program(np.zeros(k), A_ub=vertices.T, b_ub=p + tolerance, A_eq=np.ones((1, k)), b_eq=[1.0])
+        out.append(lp.optimal)
     return np.array(out, dtype=bool)
 
 

@@ -9,11 +9,16 @@ authors' code). The classifier is called once per batch, on all final states x_T
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..errors import RecourseError
 from .decoder import Evaluation, Plans
-from .problem import RecourseError, RecourseProblem, Rows
+from .domains import Rows
+
+if TYPE_CHECKING:
+    from .problem import RecourseProblem
 
 
 @dataclass(frozen=True, eq=False)

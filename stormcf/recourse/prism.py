@@ -34,7 +34,9 @@ from .. import storm
 from ..model import ExplicitModel
 from .decoder import Evaluation, Plans
 from .exact import ACCEPT, Layer, RecourseMDP, assemble_mdp, reorder
-from .problem import OBJECTIVES, RecourseError, ValueDomain, parse_objectives
+from ..errors import RecourseError
+from .domains import ValueDomain
+from .problem import OBJECTIVES, parse_objectives
 
 FAMILY_SEPARATOR = "__"
 

@@ -23,12 +23,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+from scipy.optimize import Bounds, LinearConstraint
 
 from .. import storm
-from ..console import solver_logs
 from ..errors import SolverError
 from ..model import ExplicitModel
+from ..solvers.linear import linear_program, mixed_integer_program
 from .branch import Covering, search, tolerance
 from .problem import TIE_TOLERANCE, SetCoverProblem
 from .space import StateSpace, Transitions
@@ -207,11 +207,11 @@ def _milp(problem: SetCoverProblem, extra: list, objective: np.ndarray | None = 
     for i, v in (fixed or {}).items():
         lb[i] = ub[i] = v
     cons = [LinearConstraint(problem.coverage().T.astype(float), lb=problem.deficit().astype(float), ub=np.inf)]
-    res = milp(inst.expected_costs if objective is None else objective, constraints=cons + extra,
-               integrality=np.ones(inst.n_actions), bounds=Bounds(lb, ub), options={"mip_rel_gap": 1e-10, "disp": solver_logs()})
-    if res.status == 1:
+    res = mixed_integer_program(inst.expected_costs if objective is None else objective, cons + extra,
+                                np.ones(inst.n_actions), Bounds(lb, ub))
+    if res.status == "limit":
         raise SolverError("HiGHS reached a limit before proving optimality")
-    return None if res.x is None or res.status != 0 else np.round(res.x).astype(np.int64)
+    return np.round(res.x).astype(np.int64) if res.optimal else None
 
 
 def _multiset(counts: np.ndarray) -> tuple[int, ...]:
@@ -254,11 +254,10 @@ def lp_bound(problem: SetCoverProblem) -> float:
     """The LP relaxation of the covering program (0 <= s <= 1): a lower bound on the optimal cost."""
     if problem.positive:
         return 0.0
-    res = linprog(problem.instance.expected_costs, A_ub=-problem.coverage().T.astype(float),
-                  b_ub=-problem.deficit().astype(float),
-                  bounds=list(zip(np.zeros(problem.instance.n_actions), problem.available.astype(float))),
-                  method="highs")
-    return float(res.fun) if res.status == 0 else math.inf
+    res = linear_program(problem.instance.expected_costs, A_ub=-problem.coverage().T.astype(float),
+                         b_ub=-problem.deficit().astype(float),
+                         bounds=list(zip(np.zeros(problem.instance.n_actions), problem.available.astype(float))))
+    return res.objective if res.optimal else math.inf
 
 
 # ==================================================================================================== brute force

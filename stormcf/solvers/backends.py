@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import interrupt
-from ..console import solver_logs
+from ..console import activity, solver_logs
 from ..errors import SolverError
 from . import worker
 from .formulation import Formulation
@@ -125,7 +125,10 @@ class GurobiBackend:
         p = m.Params
         p.NonConvex, p.TimeLimit, p.Threads = 2, max(time_limit, 0.01), 1
         p.MIPGap, p.FeasibilityTol, p.IntFeasTol = MIP_GAP, max(f.tolerance, 1e-9), max(f.tolerance, 1e-9)
-        m.optimize()
+        with activity(f"Gurobi, {f.n_vars} variables"):
+            m.optimize(_stop_when_asked)
+        if m.Status == GRB.INTERRUPTED:     # Gurobi catches Ctrl-C itself: it is the user's request to stop
+            interrupt.request()
         has = m.SolCount > 0
         status = {GRB.OPTIMAL: "optimal", GRB.INFEASIBLE: "infeasible", GRB.INF_OR_UNBD: "infeasible"}.get(m.Status)
         if status is None:
@@ -137,6 +140,13 @@ class GurobiBackend:
             bound = float(m.ObjVal)
         return SolverOutcome(status, np.array(x.X) if has else None, float(m.ObjVal) if has else None,
                              bound, time.perf_counter() - t0, self.name)
+
+
+def _stop_when_asked(model, where) -> None:
+    """Gurobi's callback: end the solve when the user asked to stop (a SIGTERM or Ctrl-C that Python's handler
+    recorded while Gurobi worked)."""
+    if interrupt.requested():
+        model.terminate()
 
 
 def pack(f: Formulation, time_limit: float, no_nlp: bool = False) -> dict[str, np.ndarray]:
@@ -190,7 +200,7 @@ class ChildJob(Job):
 
     def __init__(self, solver: str, f: Formulation, time_limit: float, no_nlp: bool = False) -> None:
         super().__init__()
-        self.solver, self.started, self.time_limit = solver, time.perf_counter(), time_limit
+        self.solver, self.started, self.time_limit, self.size = solver, time.perf_counter(), time_limit, f.n_vars
         self._tmp = tempfile.TemporaryDirectory(prefix="stormcf-solver-")
         interrupt.track_path(self._tmp.name)
         source, self._target = Path(self._tmp.name) / "in.npz", Path(self._tmp.name) / "out.npz"
@@ -222,7 +232,8 @@ class ChildJob(Job):
     def raw(self) -> dict:
         """The worker's arrays, or ``{status, note}`` when it crashed or had to be stopped."""
         try:
-            stderr = self._wait()
+            with activity(f"{self.solver.upper() if self.solver == 'scip' else 'HiGHS'}, {self.size} variables"):
+                stderr = self._wait()
         except BaseException:                   # Ctrl-C or SIGTERM in the parent: the child stops with it
             self.cancel()
             raise

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from .. import interrupt
+from ..console import activity
 from ..deadline import Deadline
 from ..errors import TimeLimitReached
 
@@ -74,24 +75,25 @@ def first_answer(engines: Sequence[Engine], what: str, deadline: Deadline | None
     running: dict[int, _Child] = {}
     errors: list[BaseException] = []
     try:
-        while True:
-            while waiting and (waiting[0].start_after <= time.monotonic() - began or not running):
-                child = _Child(waiting.pop(0))
-                running[child.fd] = child
-            if deadline.out_of_time:
-                raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
-            ready, _, _ = select.select(list(running), [], [], POLL)
-            for fd in ready:
-                child = running[fd]
-                if not child.read():
-                    continue
-                del running[fd]
-                ok, value = child.outcome(what)
-                if ok:
-                    return value, child.engine
-                errors.append(value)
-            if not running and not waiting:
-                raise errors[0]
+        with activity(f"Storm, {what}"):
+            while True:
+                while waiting and (waiting[0].start_after <= time.monotonic() - began or not running):
+                    child = _Child(waiting.pop(0))
+                    running[child.fd] = child
+                if deadline.out_of_time:
+                    raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
+                ready, _, _ = select.select(list(running), [], [], POLL)
+                for fd in ready:
+                    child = running[fd]
+                    if not child.read():
+                        continue
+                    del running[fd]
+                    ok, value = child.outcome(what)
+                    if ok:
+                        return value, child.engine
+                    errors.append(value)
+                if not running and not waiting:
+                    raise errors[0]
     finally:
         for child in running.values():
             child.kill()
@@ -111,10 +113,11 @@ def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = No
 
     worker = threading.Thread(target=work, name="stormcf-storm", daemon=True)
     worker.start()
-    while worker.is_alive():
-        worker.join(POLL)
-        if worker.is_alive() and deadline.out_of_time:
-            raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
+    with activity(f"Storm, {what}"):
+        while worker.is_alive():
+            worker.join(POLL)
+            if worker.is_alive() and deadline.out_of_time:
+                raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
     if "error" in box:
         raise box["error"]
     return box["value"]
