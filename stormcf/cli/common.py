@@ -21,8 +21,8 @@ ITEMS_FAILED = 4
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    parser.add_argument("model", metavar="MODEL", nargs=None if required else "?", default=None,
-                        help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
+    add_input_argument(parser, "model", metavar="MODEL", nargs=None if required else "?", default=None,
+                       help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
     parser.add_argument("--constants", "-c", metavar="N=3,p=0.5", default=None,
                         help="values of undefined constants, PRISM style")
     parser.add_argument("--state-names", metavar="SCHEME", default="valuation",
@@ -42,13 +42,23 @@ def model_from_args(args: argparse.Namespace) -> ExplicitModel:
 OUTPUT_KINDS = ("file", "figure", "directory")
 
 
-def add_output_argument(parser: argparse.ArgumentParser, *flags: str, kind: str = "file", **options) -> None:
+def add_output_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, *flags: str, kind: str = "file",
+                        companions: Callable[[str], Sequence[str]] | None = None, **options) -> None:
     """An option (or positional argument) naming something the command writes. Every such path is checked before
-    the command starts working (:func:`check_outputs`)."""
+    the command starts working (:func:`check_outputs`); ``companions(value)`` are the further files the command
+    writes beside it (e.g. ``GEN.test.npz`` beside ``GEN.npz``), checked alike."""
     assert kind in OUTPUT_KINDS
     action = parser.add_argument(*flags, **options)
     outputs = parser.get_default("outputs") or ()
-    parser.set_defaults(outputs=(*outputs, (action.dest, flags[0], kind)))
+    parser.set_defaults(outputs=(*outputs, (action.dest, flags[0], kind, companions)))
+
+
+def add_input_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, *flags: str, **options) -> None:
+    """An option (or positional argument) naming a file the command reads: no output may be written over it
+    (:func:`check_outputs`)."""
+    action = parser.add_argument(*flags, **options)
+    inputs = parser.get_default("inputs") or ()
+    parser.set_defaults(inputs=(*inputs, (action.dest, flags[0] if flags[0].startswith("-") else action.metavar)))
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
@@ -73,18 +83,58 @@ def add_console_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_outputs(args: argparse.Namespace) -> None:
     """Refuse output paths that cannot be written, before any work: a missing or read-only directory, an existing
-    directory given as a file, a file name too long for the file system, an image format matplotlib lacks."""
-    for dest, flag, kind in getattr(args, "outputs", ()):
+    directory given as a file, a file name too long for the file system, an image format matplotlib lacks, a file
+    the command reads (an input) or writes twice (two outputs naming one file)."""
+    written: list[tuple[str, str]] = []                     # (label, path) of the outputs checked so far
+    for dest, flag, kind, companions in getattr(args, "outputs", ()):
         value = getattr(args, dest, None)
         if value is None or (dest == "json" and value == "-"):
             continue
         label = f"{flag} {value}" if flag.startswith("-") else str(value)
-        try:
-            check_output_path(value, kind)
-        except OutputError as err:
-            raise OutputError(f"{label}: {err}") from None
-        except OSError as err:                     # e.g. a folder name that is too long
-            raise OutputError(f"{label}: {err.strerror}") from None
+        for path in [str(value), *(companions(str(value)) if companions else ())]:
+            where = label if path == str(value) else f"{label} (and {path} beside it)"
+            try:
+                check_output_path(path, kind)
+            except OutputError as err:
+                raise OutputError(f"{where}: {err}") from None
+            except OSError as err:                 # e.g. a folder name that is too long
+                raise OutputError(f"{where}: {err.strerror}") from None
+            if kind != "directory":
+                _require_distinct(where, path, _inputs(args), written)
+                written.append((label, path))
+
+
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(label, path) of every input file of the command."""
+    out = []
+    for dest, flag in getattr(args, "inputs", ()):
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, (list, tuple)) else [values]:
+            if value is not None and str(value) != "-":
+                out.append((f"{flag} {value}" if flag.startswith("-") else f"the input {flag} {value}", str(value)))
+    return out
+
+
+def _require_distinct(where: str, path: str, inputs: Sequence[tuple[str, str]],
+                      written: Sequence[tuple[str, str]]) -> None:
+    """Refuse an output that is one of the inputs or an earlier output (the same file, by resolved path or by
+    identity: hard and symbolic links included)."""
+    for label, other in inputs:
+        if same_file(path, other):
+            raise OutputError(f"{where}: is also {label}; the command would overwrite its own input")
+    for label, other in written:
+        if same_file(path, other):
+            raise OutputError(f"{where}: is also {label}; give each output its own file")
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name one file: equal once resolved, or the same existing file (``os.path.samefile``)."""
+    try:
+        if Path(a).resolve() == Path(b).resolve():
+            return True
+        return Path(a).exists() and Path(b).exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:

@@ -6,13 +6,13 @@ import argparse
 from ..errors import LearnError
 from ..learn import LearnProblem, learn_mdp, read_log
 from ..learn.problem import LEARNERS
-from .common import add_json_argument, add_output_argument, emit
+from .common import add_input_argument, add_json_argument, add_output_argument, emit
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("learn", help="learn an MDP and the users' strategy from an event log (IOAlergia)")
-    p.add_argument("log", metavar="LOG", help="event log: CSV (paired: case,action,observation; activity: "
-                   "case,activity[,timestamp]) or XES (needs pm4py: pip install stormcf[xes])")
+    add_input_argument(p, "log", metavar="LOG", help="event log: CSV (paired: case,action,observation; activity: "
+                       "case,activity[,timestamp]) or XES (needs pm4py: pip install stormcf[xes])")
     add_output_argument(p, "--out", "-o", required=True, metavar="MODEL.prism",
                         help="where the learned PRISM model goes")
     add_output_argument(p, "--strategy-out", metavar="SIGMA.json", help="where the users' strategy goes")

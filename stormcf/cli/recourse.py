@@ -9,8 +9,9 @@ from ..errors import OptionError, RecourseError
 from ..recourse import BRKGASettings, PrismRecourse, solve_recourse
 from ..recourse.datasets import DATASETS
 from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, batch_exit_code,
-                     emit, model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
+from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, add_plot_argument,
+                     batch_exit_code, emit, model_from_args, non_negative_int, positive_int, require_single,
+                     run_batch_command)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     data.add_argument("--dataset", choices=DATASETS, help="Adult or German credit (shipped, UCI, CC BY 4.0)")
     data.add_argument("--instance", type=non_negative_int, default=0, metavar="I",
                       help="the I-th rejected training row in the seeded order (default 0)")
-    data.add_argument("--instances", metavar="FILE.jsonl", help='a batch: one instance per line, I or '
-                      '{"instance": I}')
+    add_input_argument(data, "--instances", metavar="FILE.jsonl", help='a batch: one instance per line, I or '
+                       '{"instance": I}')
     data.add_argument("--scf", action="store_true", help="minimize the plain effort (the paper's scf), no discount")
     data.add_argument("--grid", type=positive_int, metavar="K",
                       help="discretise every value interval into K values (then Storm's least cost applies)")

@@ -8,7 +8,7 @@ from ..report import Summary
 from ..setcover.data import COST_MODES, THRESHOLDS, LabelledAgents, frequency_filter, generate, split
 from ..setcover.family import FAMILY_METHODS
 from ..setcover.learn import GENERATORS, augment, train
-from .common import add_json_argument, add_output_argument, emit, non_negative_int, positive_int
+from .common import add_input_argument, add_json_argument, add_output_argument, emit, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,9 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(run=run_data)
 
     p = sub.add_parser("setcover-learn", help="train a learned CFE generator (mc, na, fa, knn) on a labelled data set")
-    p.add_argument("data", metavar="DATA.npz", help="labelled data set from setcover-data")
+    add_input_argument(p, "data", metavar="DATA.npz", help="labelled data set from setcover-data")
     p.add_argument("--generator", choices=GENERATORS, default="mc", help="mc (default), na, fa, knn")
-    add_output_argument(p, "--out", required=True, metavar="GEN.npz",
+    add_output_argument(p, "--out", required=True, metavar="GEN.npz", companions=lambda out: [held_out_path(out)],
                         help="the trained generator (weights, classes); the held-out agents go beside it")
     p.add_argument("--hidden", default="256,256", help="hidden layer widths (default 256,256)")
     p.add_argument("--max-iter", type=positive_int, default=200, help="epochs at most (default 200; early stopping)")
@@ -46,6 +46,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=non_negative_int, default=0)
     add_json_argument(p)
     p.set_defaults(run=run_learn)
+
+
+def held_out_path(out: str) -> str:
+    """Where setcover-learn writes the held-out agents: ``GEN.test.npz`` beside ``GEN.npz``."""
+    return str(out).removesuffix(".npz") + ".test.npz"
 
 
 def run_data(args: argparse.Namespace) -> int:
@@ -72,7 +77,7 @@ def run_learn(args: argparse.Namespace) -> int:
     generator = train(args.generator, train_set, hidden, args.seed, args.max_iter, k=args.k)
     generator.info.update(data=str(args.data), min_frequency=args.min_frequency, augment=args.augment)
     generator.save(args.out)
-    test_path = str(args.out).removesuffix(".npz") + ".test.npz"
+    test_path = held_out_path(args.out)
     test_set.save(test_path)
     line = (f"{args.out}: {args.generator} generator trained on {len(train_set)} agents "
             f"({generator.info.get('epochs', 0)} epochs, {generator.info['seconds']:.1f} s); "
