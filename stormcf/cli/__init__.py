@@ -104,7 +104,14 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(f"internal error: {type(err).__name__}: {err} (set STORMCF_DEBUG=1 for the traceback)", 1)
 
 
+#: the longest error line printed; longer ones (a huge property or expression echoed back) lose their middle
+MESSAGE_WIDTH = 500
+
+
 def _fail(message: str, code: int) -> int:
+    message = message.replace("\r", " ").replace("\n", " ")   # one line, whatever the message holds
+    if len(message) > MESSAGE_WIDTH:
+        message = f"{message[:MESSAGE_WIDTH - 200]} ... ({len(message)} characters) ... {message[-150:]}"
     print(f"stormcf: {message}", file=sys.stderr)
     return code
 

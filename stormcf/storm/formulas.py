@@ -20,6 +20,7 @@ from ..properties import Property
 from .build import _handle_of
 from .expressions import evaluate, expression_labels, missing_label, parse_expression
 from .handle import StormHandle, _mask, _storm_message, labelled_model
+from .precheck import check_property_text
 
 _OPERATORS = {"ProbabilityOperatorFormula": "P", "RewardOperatorFormula": "R", "TimeOperatorFormula": "T",
               "LongRunAverageOperatorFormula": "LRA", "MultiObjectiveFormula": "multi"}
@@ -33,7 +34,9 @@ _REWARD_BOUND = re.compile(r'rew\{"([^"]*)"\}')
 
 def _parse_storm_properties(description, properties: Iterable[str]) -> list:
     props = []
+    constants = constant_values(description)
     for text in properties:
+        check_property_text(text, constants)          # what would crash Storm: deep nesting, division by zero
         try:
             parsed = (stormpy.parse_properties(text, description) if description is not None
                       else stormpy.parse_properties(text))
@@ -50,6 +53,20 @@ def _parse_storm_properties(description, properties: Iterable[str]) -> list:
                                         f"(labels: {', '.join(sorted(known - {'init', 'deadlock'})) or 'none'})")
         props.extend(parsed)
     return props
+
+
+def constant_values(description) -> dict[str, Fraction]:
+    """The values of the defined constants of a PRISM program (for :mod:`.precheck`); empty for other models."""
+    values = {}
+    if isinstance(description, _storage.PrismProgram):
+        for constant in description.constants:
+            if not constant.defined:
+                continue
+            try:
+                values[constant.name] = Fraction(str(constant.definition.evaluate_as_rational()))
+            except Exception:                  # a Boolean constant, or one Storm does not evaluate: skipped
+                continue
+    return values
 
 
 def _quoted_labels(formula: str) -> list[str]:
@@ -122,7 +139,8 @@ def _property(model: ExplicitModel, handle: StormHandle, formula, printed: str, 
         reward_model = formula.reward_name if formula.has_reward_model_name() else model.reward_model(None).name
     sub = formula.subformula
     if operator == "LRA":      # LRA=? [φ] (S=? [φ]): the long-run fraction of time spent in φ
-        path, target, constraint, steps = "long_run_average", _state_formula_mask(handle, sub, printed, labels), None, None
+        path, constraint, steps = "long_run_average", None, None
+        target = _state_formula_mask(handle, sub, printed, labels)
     else:
         path, target, constraint, steps = _path_formula(handle, sub, printed, labels)
     return Property(printed, operator, optimization, comparison, threshold, path, target=target,

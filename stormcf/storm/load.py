@@ -14,6 +14,7 @@ from ..errors import ConstantsError, ModelError
 from ..examples import resolve_file
 from ..model import ExplicitModel
 from .extract import Build, _arrays_by_iteration, _arrays_by_umb, _explicit_model
+from . import precheck
 from .handle import StormHandle, _storm_message
 from .rewards import transition_reward_items
 
@@ -52,6 +53,7 @@ def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = Non
             raise ConstantsError(f"{name}: DRN files have no constants")
         build = Build(_build_drn(file, name))
     else:
+        _precheck(file, suffix, name, constants)
         description = _parse_description(file, suffix, name)
         description = _instantiate(description, constants, name)
         timings["parse"], tick = time.perf_counter() - tick, time.perf_counter()
@@ -69,6 +71,21 @@ def load_timings(model: ExplicitModel) -> dict[str, float]:
     """Seconds per phase of loading a model file: ``parse`` (Storm parses the PRISM/JANI file and sets the
     constants), ``build`` (Storm builds the model), ``extract`` (stormcf's explicit model); empty for other models."""
     return dict(model.storm.timings) if isinstance(model.storm, StormHandle) else {}
+
+
+def _precheck(file: Path, suffix: str, name: str, constants: str | Mapping[str, Any] | None) -> None:
+    """Refuse what would crash Storm's parser (:mod:`.precheck`): a division by a constant zero in the file or in the
+    constants' values, nesting too deep."""
+    given = precheck.split_constants(_constants_text(constants))
+    try:
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return                                  # Storm reports an unreadable file
+    if suffix == ".jani":
+        precheck.check_nesting(precheck.tokens(text), name)
+        precheck.given_constants(given, name)
+    else:
+        precheck.check_model_text(text, name, given)
 
 
 def _parse_description(file: Path, suffix: str, name: str):
