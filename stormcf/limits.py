@@ -56,12 +56,22 @@ def _meminfo(key: str) -> int | None:
     return None
 
 
+def resident_memory() -> int:
+    """Bytes of memory this process holds now (``VmRSS``; 0 where /proc is missing)."""
+    return _status("VmRSS:")
+
+
 def _mapped() -> int:
     """Bytes of address space this process maps (``VmSize``)."""
+    return _status("VmSize:")
+
+
+def _status(key: str) -> int:
+    """A size in bytes from /proc/self/status (0 if missing)."""
     try:
         with open("/proc/self/status", encoding="ascii") as f:
             for line in f:
-                if line.startswith("VmSize:"):
+                if line.startswith(key):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass

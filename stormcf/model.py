@@ -16,6 +16,7 @@ Nothing in this module imports stormpy; :mod:`stormcf.storm` builds these object
 from __future__ import annotations
 
 import dataclasses
+import string
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -152,8 +153,8 @@ class ExplicitModel:
             k = int(bad[0])
             row = int(rows[k])
             raise ModelError(f"{self.source}: action '{self.choice_name(row)}' in state {self._state_text(row)} has "
-                             f"probability {float(P.data[k])!r} to go to state {int(P.indices[k])}; probabilities must be "
-                             f"in [0, 1]")
+                             f"probability {float(P.data[k])!r} to go to state {int(P.indices[k])}; probabilities must "
+                             f"be in [0, 1]")
         sums = np.bincount(rows, weights=P.data, minlength=P.shape[0])
         bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
         if bad.size:
@@ -332,10 +333,35 @@ class ExplicitModel:
         return " & ".join(parts)
 
     def with_naming(self, naming: str) -> "ExplicitModel":
-        """The same model (arrays shared) with another state-naming scheme."""
+        """The same model (arrays shared) with another state-naming scheme. A template names variables only
+        (``{s}``, ``{s:>3}``): no attribute access, no indexing, no other names."""
         if naming not in ("valuation", "labels", "index") and "{" not in naming:
-            raise ModelError(f"unknown state naming {naming!r}: use valuation, labels, index or a template like '{{s}}'")
+            raise ModelError(f"unknown state naming {naming!r}: use valuation, labels, index or a template like "
+                             "'{s}'")
+        if "{" in naming:
+            self._check_template(naming)
         return dataclasses.replace(self, naming=naming)
+
+    def _check_template(self, template: str) -> None:
+        """Refuse a state-naming template with a field that is not a variable of the model, or that does not format
+        the initial state's values."""
+        known = f"variables: {', '.join(self.variables) or 'none'}"
+        try:
+            fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
+        except ValueError as err:
+            raise ModelError(f"state naming template {template!r}: {err}") from None
+        for name, spec in fields:
+            if name not in self.variables:
+                what = ("positional fields are not allowed" if name == "" or name.isdigit() else
+                        f"'{{{name}}}': attribute access and indexing are not allowed" if re.search(r"[.\[]", name)
+                        else f"'{name}' is not a variable of the model")
+                raise ModelError(f"state naming template {template!r}: {what}; use variable names ({known})")
+            if spec and "{" in spec:
+                raise ModelError(f"state naming template {template!r}: nested fields are not allowed")
+        try:
+            template.format_map(self.valuation(self.initial_state))
+        except (ValueError, TypeError) as err:
+            raise ModelError(f"state naming template {template!r}: {err}") from None
 
     # -------------------------------------------------------------------------------------------- labels
     def label(self, name: str) -> np.ndarray:

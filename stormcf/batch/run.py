@@ -22,18 +22,23 @@ thread-safe), so Dask workers are best started with one thread each (``--nthread
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import socket
 import threading
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from joblib import Parallel, delayed, parallel_config
 
-from ..errors import OptionError, StormcfError
-from ..examples import parse_json, read_text
+from ..errors import ModelError, OptionError, StormcfError
+from ..examples import parse_json, read_text, resolve_file
+from ..limits import format_bytes, require_memory, resident_memory
 from ..model import ExplicitModel
 from ..report import Report, to_json_data
 from ..storm import load_model
@@ -48,15 +53,52 @@ class Source(Protocol):
 
 @dataclass(frozen=True)
 class ModelFile:
-    """A model file with its constants and state naming: what a worker needs to rebuild the model."""
+    """A model file with its constants and state naming: what a worker needs to rebuild the model.
+
+    A worker may run in another working directory or on another machine (Dask), so the file is named by its
+    absolute path and identified by the SHA-256 ``digest`` of its content, both taken where the batch starts; a
+    worker whose file at that path differs (or is missing) refuses to build a model instead of analysing another
+    model of the same name."""
 
     path: str
     constants: str | None = None
     naming: str = "valuation"
+    digest: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.digest is None:
+            try:
+                file = resolve_file(self.path)
+            except ModelError:
+                return                              # load() reports the missing or unreadable file
+            object.__setattr__(self, "path", str(file.resolve()))
+            object.__setattr__(self, "digest", file_digest(file))
 
     def load(self) -> ExplicitModel:
+        if self.digest is not None:
+            self._require_same_file()
         model = load_model(self.path, constants=self.constants)
         return model.with_naming(self.naming) if self.naming != "valuation" else model
+
+    def _require_same_file(self) -> None:
+        where = f"{self.path} (on {socket.gethostname()})"
+        try:
+            digest = file_digest(Path(self.path))
+        except OSError as err:
+            raise ModelError(f"{where}: cannot read the model file ({err.strerror}); every worker of a batch needs "
+                             "the model at the same absolute path") from None
+        if digest != self.digest:
+            raise ModelError(f"{where}: the model file differs from the one the batch started with (SHA-256 "
+                             f"{digest[:12]}..., expected {self.digest[:12]}...); every worker needs the same file")
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of a file's content (hex)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -227,14 +269,21 @@ def run_batch(source: Source, task: Task, items: Iterable[Item], workers: int | 
 
 
 @contextmanager
-def backend(name: str = "loky", workers: int | None = None, scheduler: str | None = None) -> Iterator[None]:
+def backend(name: str = "loky", workers: int | None = None, scheduler: str | None = None) -> Iterator[str]:
     """joblib's configuration for a batch: ``"loky"`` (processes on this machine) or ``"dask"`` (the cluster whose
-    scheduler listens at ``scheduler``, e.g. ``tcp://10.0.0.5:8786``; needs the extra ``stormcf[dask]``)."""
+    scheduler listens at ``scheduler``, e.g. ``tcp://10.0.0.5:8786``; needs the extra ``stormcf[dask]``). Yields
+    how the batch runs, in words (for the summary line).
+
+    Loky workers are bounded by this machine's cores and by its memory (each worker process holds what this
+    process holds, and builds the model once). A Dask cluster with one worker thread (or ``workers=1``) would make
+    joblib run the batch here, serially: the words say so."""
     if name == "loky":
         if scheduler is not None:
             raise OptionError("a scheduler address applies to the dask backend only")
+        if workers is not None and workers > 1:
+            require_workers(workers)
         with parallel_config(backend="loky", n_jobs=workers):
-            yield
+            yield "serial" if workers in (None, 1) else f"loky, {workers} workers"
         return
     if name != "dask":
         raise OptionError(f"unknown parallel backend {name!r}: use loky or dask")
@@ -248,8 +297,36 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
         client = Client(scheduler, timeout=10)
     except (OSError, TimeoutError, ValueError) as err:
         raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
-    with client, parallel_config(backend="dask", n_jobs=-1 if workers is None else workers):
-        yield
+    with client:
+        threads = sum(client.nthreads().values())
+        jobs = threads if workers is None else workers
+        if threads == 0:
+            raise OptionError(f"the Dask cluster at {scheduler} has no workers")
+        if jobs <= 1:
+            words = (f"dask at {scheduler}: {'one worker thread' if threads == 1 else 'one worker asked for'}, so "
+                     "the batch ran serially in this process, not on the cluster")
+        else:
+            words = f"dask at {scheduler}, {jobs} of {threads} worker threads"
+        with parallel_config(backend="dask", n_jobs=jobs):
+            yield words
+
+
+def require_workers(workers: int) -> None:
+    """Refuse more worker processes than this machine has cores, or than its memory holds (each needs about what
+    this process holds now)."""
+    cores = usable_cores()
+    if workers > cores:
+        raise OptionError(f"{workers} worker processes on a machine with {cores} cores: use at most {cores}")
+    require_memory(workers * resident_memory(), f"{workers} worker processes (each about "
+                                                f"{format_bytes(resident_memory())}, as this process)")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 # ================================================================================================ summary

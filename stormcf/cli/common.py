@@ -239,13 +239,13 @@ def run_batch_command(args: argparse.Namespace, source: Source, task: Task, item
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
     start = time.perf_counter()
     output = json_lines(args.json, args.result_stream) if args.json else contextlib.nullcontext(lambda document: None)
-    with backend(args.backend, workers, args.scheduler), output as write:
+    with backend(args.backend, workers, args.scheduler) as parallelism, output as write:
         for outcome in run_batch(source, task, items, workers):
             write(outcome.document)
             summary.add(outcome)
     summary.seconds = time.perf_counter() - start
     if args.json != "-":
-        print(summary.text(_parallelism(args)))
+        print(summary.text(parallelism))
         if args.json:
             print(f"JSON lines written to {args.json}")
     return summary
@@ -264,10 +264,3 @@ def run_on_paths(args: argparse.Namespace, task: Task, plot: Callable[[Report, s
 
 def batch_exit_code(summary: BatchSummary) -> int:
     return ITEMS_FAILED if summary.failed else 0
-
-
-def _parallelism(args: argparse.Namespace) -> str:
-    if args.backend == "dask":
-        return f"dask at {args.scheduler}" + (f", {args.workers} workers" if args.workers else "")
-    return "serial" if args.workers in (None, 1) else f"loky, {args.workers} workers"
-
