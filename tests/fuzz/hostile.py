@@ -95,7 +95,8 @@ def _fresh(case: Case, argv: list[str], folder: Path) -> Outcome:
 
 def check_outcome(case: Case, outcome: Outcome) -> None:
     """The contract: the expected exit code; an error is one line on stderr starting with ``stormcf:`` and holding
-    the phrase, and no signal ever (a negative code)."""
+    the phrase (``stormcf: error: ...``, or argparse's ``stormcf COMMAND: error: ...`` for a malformed option), and
+    no signal ever (a negative code)."""
     assert outcome.code >= 0, f"{case.name}: killed by signal {-outcome.code}: {outcome.err[-500:]}"
     assert outcome.code == case.code, f"{case.name}: exit code {outcome.code}, expected {case.code}: " \
                                       f"{outcome.err[-800:]}"
@@ -103,7 +104,7 @@ def check_outcome(case: Case, outcome: Outcome) -> None:
         assert case.phrase in outcome.out, f"{case.name}: {case.phrase!r} not in {outcome.out[-800:]!r}"
         return
     lines = outcome.err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("stormcf: "), f"{case.name}: not one line: {outcome.err[-800:]}"
+    assert len(lines) == 1 and lines[0].startswith("stormcf"), f"{case.name}: not one line: {outcome.err[-800:]}"
     assert "Traceback" not in outcome.err and "internal error" not in outcome.err or case.code == 1
     assert case.phrase in lines[0], f"{case.name}: {case.phrase!r} not in {lines[0]!r}"
 
