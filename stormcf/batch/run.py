@@ -64,6 +64,8 @@ class ModelFile:
     constants: str | None = None
     naming: str = "valuation"
     digest: str | None = None
+    #: the absolute path of the file (taken with ``digest``)
+    location: str | None = None
 
     def __post_init__(self) -> None:
         if self.digest is None:
@@ -71,19 +73,19 @@ class ModelFile:
                 file = resolve_file(self.path)
             except ModelError:
                 return                              # load() reports the missing or unreadable file
-            object.__setattr__(self, "path", str(file.resolve()))
+            object.__setattr__(self, "location", str(file.resolve()))
             object.__setattr__(self, "digest", file_digest(file))
 
     def load(self) -> ExplicitModel:
         if self.digest is not None:
             self._require_same_file()
-        model = load_model(self.path, constants=self.constants)
+        model = load_model(self.location or self.path, constants=self.constants, shown_as=self.path)
         return model.with_naming(self.naming) if self.naming != "valuation" else model
 
     def _require_same_file(self) -> None:
-        where = f"{self.path} (on {socket.gethostname()})"
+        where = f"{self.path} (at {self.location} on {socket.gethostname()})"
         try:
-            digest = file_digest(Path(self.path))
+            digest = file_digest(Path(self.location))
         except OSError as err:
             raise ModelError(f"{where}: cannot read the model file ({err.strerror}); every worker of a batch needs "
                              "the model at the same absolute path") from None

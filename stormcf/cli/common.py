@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import time
 from pathlib import Path
@@ -200,6 +201,17 @@ def positive_int(text: str) -> int:
 
 def non_negative_int(text: str) -> int:
     return _bounded_int(text, 0, "an integer >= 0")
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (not nan, not inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
 
 
 def _bounded_int(text: str, low: int, what: str) -> int:

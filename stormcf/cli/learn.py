@@ -6,7 +6,7 @@ import argparse
 from ..errors import LearnError
 from ..learn import LearnProblem, learn_mdp, read_log
 from ..learn.problem import LEARNERS
-from .common import add_input_argument, add_json_argument, add_output_argument, emit
+from .common import add_input_argument, add_json_argument, add_output_argument, emit, non_negative_float
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--final-only", metavar="NAME,...", help="these labels hold only at the last event of a case")
     p.add_argument("--reward", action="append", default=[], metavar="NAME=ACTION:VALUE,...",
                    help="a reward model with a cost per action (repeatable); \"steps\" is always written")
-    p.add_argument("--laplace", type=float, default=0.0, metavar="L",
+    p.add_argument("--laplace", type=non_negative_float, default=0.0, metavar="L",
                    help="Laplace smoothing of the strategy: pseudo-count L per enabled action (default 0)")
     p.add_argument("--learner", choices=LEARNERS, default="stormcf",
                    help="stormcf's IOAlergia (default) or AALpy's (the same automaton, far slower)")
@@ -38,13 +38,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     actions = _names(args.actions) if args.actions is not None else None
     log = read_log(args.log, actions)
-    problem = LearnProblem(log, alpha=_alpha(args.alpha), labels=dict(_label(x) for x in args.label),
+    problem = LearnProblem(log, alpha=_alpha(args.alpha), labels=_unique("--label", map(_label, args.label)),
                            final_only=frozenset(_names(args.final_only)) if args.final_only else frozenset(),
-                           rewards=dict(_reward(x) for x in args.reward), laplace=args.laplace,
+                           rewards=_unique("--reward", map(_reward, args.reward)), laplace=args.laplace,
                            learner=args.learner, model_path=args.out, strategy_path=args.strategy_out,
                            drn_path=args.drn_out, properties=args.prop)
     emit(learn_mdp(problem), args)
     return 0
+
+
+def _unique(flag: str, pairs) -> dict:
+    """The (name, value) pairs of a repeatable option as a dictionary; a name given twice is refused."""
+    out: dict = {}
+    for name, value in pairs:
+        if name in out:
+            raise LearnError(f"{flag} {name} is given twice")
+        out[name] = value
+    return out
 
 
 def _names(text: str) -> list[str]:
@@ -79,5 +89,7 @@ def _reward(text: str) -> tuple[str, dict[str, str]]:
         action, colon, value = entry.rpartition(":")
         if not colon or not action.strip():
             raise LearnError(f"--reward {name.strip()}: expected ACTION:VALUE, got '{entry}'")
+        if action.strip() in costs:
+            raise LearnError(f"--reward {name.strip()}: the action '{action.strip()}' is given twice")
         costs[action.strip()] = value.strip()
     return name.strip(), costs

@@ -26,12 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="P(accept) a plan needs on stochastic models (default 1)")
     data = p.add_argument_group("data sets of the paper")
     data.add_argument("--dataset", choices=DATASETS, help="Adult or German credit (shipped, UCI, CC BY 4.0)")
-    data.add_argument("--instance", type=non_negative_int, default=0, metavar="I",
+    data.add_argument("--instance", type=non_negative_int, default=None, metavar="I",
                       help="the I-th rejected training row in the seeded order (default 0)")
     add_input_argument(data, "--instances", metavar="FILE.jsonl", help='a batch: one instance per line, I or '
                        '{"instance": I}')
     data.add_argument("--scf", action="store_true", help="minimize the plain effort (the paper's scf), no discount")
-    data.add_argument("--grid", type=positive_int, metavar="K",
+    data.add_argument("--grid", type=_grid_points, metavar="K",
                       help="discretise every value interval into K values (then Storm's least cost applies)")
     data.add_argument("--authors-rounding", action="store_true",
                       help="the authors' roundings (states 3, efforts 4, Gower 2 decimals, changes >= 0.1)")
@@ -57,22 +57,48 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run, stoppable=True)            # Ctrl-C: the front of the generations run so far
 
 
+def _grid_points(text: str) -> int:
+    points = positive_int(text)
+    if points < 2:
+        raise argparse.ArgumentTypeError(f"a value grid needs at least 2 points, got {points}")
+    return points
+
+
 def _dataset(args: argparse.Namespace) -> RecourseData:
     return RecourseData(args.dataset, discounted=not args.scf, objectives=args.objectives,
                         rounding=AUTHORS_ROUNDING if args.authors_rounding else Rounding(), grid=args.grid)
+
+
+def _require_front_options(args: argparse.Namespace) -> None:
+    """Refuse the options of one front with the other (they would be ignored)."""
+    if args.dataset is not None:
+        given = [flag for flag, value in (("--target", args.target), ("--cost", args.cost), ("--effort", args.effort),
+                                          ("--constants", args.constants)) if value is not None]
+        given += ["--threshold"] if args.threshold != 1.0 else []
+        given += ["--state-names"] if args.state_names != "valuation" else []
+        if given:
+            raise RecourseError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to the PRISM front "
+                                f"(MODEL), not to --dataset {args.dataset}")
+    elif args.model is not None:
+        given = [flag for flag, value in (("--instance", args.instance), ("--grid", args.grid)) if value is not None]
+        given += [flag for flag, on in (("--scf", args.scf), ("--authors-rounding", args.authors_rounding)) if on]
+        if given:
+            raise RecourseError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to the data sets "
+                                f"(--dataset), not to the PRISM front ({args.model})")
 
 
 def _problem(args: argparse.Namespace):
     if (args.model is None) == (args.dataset is None):
         raise RecourseError("give either a PRISM MODEL (with --target and --cost) or --dataset adult|german")
     if args.dataset is not None:
-        return _dataset(args).problem(args.instance)
+        return _dataset(args).problem(args.instance or 0)
     if args.target is None or args.cost is None:
         raise RecourseError(f"{args.model}: the PRISM front needs --target LABEL and --cost REWARD")
     return PrismRecourse(model_from_args(args), args.target, args.cost, args.effort, args.objectives, args.threshold)
 
 
 def run(args: argparse.Namespace) -> int:
+    _require_front_options(args)
     settings = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
     if args.instances:
         if args.dataset is None or args.model is not None:

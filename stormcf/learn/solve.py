@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import StormcfError, VerificationFailure
+from ..errors import OutputError, StormcfError, VerificationFailure
 from ..model import ExplicitModel
 from ..storm import load_model
 from ..strategy import Strategy
@@ -119,11 +119,18 @@ def _built_by_storm(text: str, target: Path, files: dict[Path, Path]) -> Explici
 
 
 def _staged(target: Path, write) -> Path:
-    """A new file beside ``target`` (same suffix) that ``write(path)`` filled."""
-    fd, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    """A new file beside ``target`` (same suffix) that ``write(path)`` filled; a full disk or a file size limit
+    raises :class:`OutputError` naming ``target``."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    except OSError as err:
+        raise OutputError(f"{target}: cannot write ({err.strerror})") from None
     os.close(fd)
     try:
         write(name)
+    except OSError as err:
+        Path(name).unlink(missing_ok=True)
+        raise OutputError(f"{target}: cannot write ({err.strerror})") from None
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise

@@ -13,7 +13,8 @@ rate 1e-4, batches of 100; Adult 2 x 50 units for 100 epochs, German 2 x 40 unit
 standardized numeric features (training-split mean and standard deviation) and one-hot categorical features, trained
 on a 70 % training split drawn with the seed. scikit-learn has no dropout (the authors used 0.7); L2 regularisation
 ``alpha`` keeps its default 1e-4. The trained pipeline is cached in ``$STORMCF_CACHE`` (default
-``~/.cache/stormcf``) under a key of the data, the settings, the seed and the scikit-learn version.
+``~/.cache/stormcf``) under a key of the data, the settings, the seed and the scikit-learn version; a cache that
+cannot be written (read-only, full) is skipped: the classifier is trained again next time.
 
 Instances (notes §3.1): rows of the training split whose true label and predicted label are both "reject", in the
 order of a seeded random permutation (seed 1); instance I is the I-th of them.
@@ -216,16 +217,22 @@ def train_classifier(dataset: Dataset, seed: int = 1, cache: bool = True):
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(dataset.X[dataset.train], dataset.y[dataset.train])
     if cache:
-        _write_atomically(file, pickle.dumps(model))
+        try:
+            _write_atomically(file, pickle.dumps(model))
+        except OSError:                      # a read-only or full cache only costs the next run the training
+            pass
     return model
 
 
 def _write_atomically(file: Path, data: bytes) -> None:
     file.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=file.name, suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, file)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, file)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def rejected_instances(dataset: Dataset, classifier, seed: int = 1) -> np.ndarray:

@@ -26,7 +26,7 @@ def storm_version() -> str:
 
 
 def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = None, naming: str = "valuation",
-               extraction: str = "umb") -> ExplicitModel:
+               extraction: str = "umb", shown_as: str | None = None) -> ExplicitModel:
     """Parse and build a PRISM (``.prism/.nm/.pm``), JANI (``.jani``) or DRN (``.drn``) model with Storm.
 
     The whole model is built once, with all labels, reward models, state valuations and action names, and every
@@ -38,11 +38,13 @@ def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = Non
         naming: state-naming scheme of the result (see :class:`~stormcf.model.ExplicitModel`).
         extraction: ``"umb"`` (bulk export, the default) or ``"iteration"`` (Python loops over stormpy's entries;
             slow, kept as an independent cross-check for the tests).
+        shown_as: the file's name in messages and in the model's source (default: ``path`` as given), e.g. the
+            name a user gave for a file loaded by its absolute path.
 
     Raises :class:`ModelError` for files stormcf cannot work on (syntax errors, model types other than MDPs and
     DTMCs, several initial states) and :class:`ConstantsError` for undefined or unknown constants.
     """
-    name = str(path)                      # messages name the file as the user gave it
+    name = str(path) if shown_as is None else shown_as     # messages name the file as the user gave it
     file = resolve_file(path)
     suffix = file.suffix.lower()
     build: Build
@@ -60,7 +62,7 @@ def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = Non
         build = _build(description, name)
     timings["build"], tick = time.perf_counter() - tick, time.perf_counter()
     arrays = _arrays_by_umb(build.handle.model) if extraction == "umb" else _arrays_by_iteration(build.handle.model)
-    source = file.name + (f" ({_constants_text(constants)})" if constants else "")
+    source = Path(name).name + (f" ({_constants_text(constants)})" if constants else "")
     model = _explicit_model(build, arrays, source, naming)
     timings["extract"] = time.perf_counter() - tick
     build.handle.timings.update(timings)

@@ -40,6 +40,7 @@ class Case:
         fresh_process: run ``python -m stormcf`` in a new process (signals, resource limits, file descriptors).
         limits: resource limits of the fresh process, e.g. ``{resource.RLIMIT_FSIZE: 1000}``.
         stdout: where the fresh process's stdout goes: "pipe" (default), "full" (``/dev/full``), "closed".
+        env: environment variables to set, given the folder (``folder -> {name: value}``).
     """
 
     name: str
@@ -49,6 +50,7 @@ class Case:
     fresh_process: bool = False
     limits: Mapping[int, int] = field(default_factory=dict)
     stdout: str = "pipe"
+    env: Callable[[Path], Mapping[str, str]] | None = None
 
     def __str__(self) -> str:
         return self.name
@@ -64,20 +66,27 @@ class Outcome:
 def run_case(case: Case, folder: Path, capsys=None) -> Outcome:
     """Run ``case`` with its files in ``folder`` (the working directory of a fresh process)."""
     argv = [str(a) for a in case.argv(folder)]
+    env = dict(case.env(folder)) if case.env else {}
     if not case.fresh_process:
         from stormcf.cli import main
-        cwd = os.getcwd()
+        cwd, saved = os.getcwd(), {name: os.environ.get(name) for name in env}
         os.chdir(folder)
+        os.environ.update(env)
         try:
             code = main(argv)
         finally:
             os.chdir(cwd)
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         out, err = capsys.readouterr() if capsys is not None else ("", "")
         return Outcome(code, out, err)
-    return _fresh(case, argv, folder)
+    return _fresh(case, argv, folder, env)
 
 
-def _fresh(case: Case, argv: list[str], folder: Path) -> Outcome:
+def _fresh(case: Case, argv: list[str], folder: Path, env: Mapping[str, str]) -> Outcome:
     def limit() -> None:
         for which, value in case.limits.items():
             resource.setrlimit(which, (value, value))
@@ -86,7 +95,8 @@ def _fresh(case: Case, argv: list[str], folder: Path) -> Outcome:
     stdout = open("/dev/full", "w") if case.stdout == "full" else subprocess.PIPE
     try:
         proc = subprocess.run([sys.executable, "-m", "stormcf", *argv], stdout=stdout, stderr=subprocess.PIPE,
-                              text=True, cwd=folder, preexec_fn=limit, stdin=subprocess.DEVNULL, timeout=600)
+                              text=True, cwd=folder, preexec_fn=limit, stdin=subprocess.DEVNULL, timeout=600,
+                              env={**os.environ, **env})
     finally:
         if stdout is not subprocess.PIPE:
             stdout.close()
