@@ -69,29 +69,38 @@ class ModelFile:
 
     def __post_init__(self) -> None:
         if self.digest is None:
-            try:
-                file = resolve_file(self.path)
-            except ModelError:
-                return                              # load() reports the missing or unreadable file
-            object.__setattr__(self, "location", str(file.resolve()))
-            object.__setattr__(self, "digest", file_digest(file))
+            location, digest = pin_file(self.path)
+            object.__setattr__(self, "location", location)
+            object.__setattr__(self, "digest", digest)
 
     def load(self) -> ExplicitModel:
         if self.digest is not None:
-            self._require_same_file()
+            require_same_file(self.path, self.location, self.digest)
         model = load_model(self.location or self.path, constants=self.constants, shown_as=self.path)
         return model.with_naming(self.naming) if self.naming != "valuation" else model
 
-    def _require_same_file(self) -> None:
-        where = f"{self.path} (at {self.location} on {socket.gethostname()})"
-        try:
-            digest = file_digest(Path(self.location))
-        except OSError as err:
-            raise ModelError(f"{where}: cannot read the model file ({err.strerror}); every worker of a batch needs "
-                             "the model at the same absolute path") from None
-        if digest != self.digest:
-            raise ModelError(f"{where}: the model file differs from the one the batch started with (SHA-256 "
-                             f"{digest[:12]}..., expected {self.digest[:12]}...); every worker needs the same file")
+
+def pin_file(path: str) -> tuple[str | None, str | None]:
+    """The absolute path and the SHA-256 of a user's file, where a batch starts (None, None for a missing or
+    unreadable file: loading it reports that)."""
+    try:
+        file = resolve_file(path)
+        return str(file.resolve()), file_digest(file)
+    except (ModelError, OSError):
+        return None, None
+
+
+def require_same_file(path: str, location: str, digest: str) -> None:
+    """Refuse to load ``path`` in a worker whose file at ``location`` differs from the one the batch started with."""
+    where = f"{path} (at {location} on {socket.gethostname()})"
+    try:
+        found = file_digest(Path(location))
+    except OSError as err:
+        raise ModelError(f"{where}: cannot read the file ({err.strerror}); every worker of a batch needs it at the "
+                         "same absolute path") from None
+    if found != digest:
+        raise ModelError(f"{where}: the file differs from the one the batch started with (SHA-256 {found[:12]}..., "
+                         f"expected {digest[:12]}...); every worker needs the same file")
 
 
 def file_digest(path: Path) -> str:

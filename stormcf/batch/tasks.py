@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ..counterfactual import CounterfactualProblem, diverse_counterfactuals
@@ -34,7 +35,7 @@ from ..setcover import DEFAULT_METHOD, SetCoverProblem, solve_setcover
 from ..setcover.data import load_instance
 from ..setcover.problem import SetCoverInstance
 from ..strategy import Strategy
-from .run import Columns, Item, Task
+from .run import Columns, Item, Task, file_digest, pin_file, require_same_file
 
 
 # ================================================================================================ path analyses
@@ -100,12 +101,25 @@ def strategy_items(strategies: Sequence[Item], properties: Sequence[str]) -> lis
 # ================================================================================================ set cover
 @dataclass(frozen=True)
 class InstanceFile:
-    """A set-cover instance file (JSON, or a labelled data set ``.npz``)."""
+    """A set-cover instance file (JSON, or a labelled data set ``.npz``), pinned like a
+    :class:`~stormcf.batch.run.ModelFile` by its absolute path and SHA-256: a worker in another directory reads the
+    same file there (and refuses one that differs)."""
 
     path: str
+    digest: str | None = None
+    location: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.digest is None:
+            location, digest = pin_file(self.path)
+            object.__setattr__(self, "location", location)
+            object.__setattr__(self, "digest", digest)
 
     def load(self) -> SetCoverInstance:
-        return load_instance(self.path)
+        if self.digest is None or (Path(self.path).is_file() and file_digest(Path(self.path)) == self.digest):
+            return load_instance(self.path)                  # here, the file as the user named it
+        require_same_file(self.path, self.location, self.digest)
+        return load_instance(self.location)
 
 
 def setcover_task(method: str = DEFAULT_METHOD, group: str | None = None) -> Task:

@@ -2,14 +2,17 @@
 another file of that name, must not analyse a different model); how many workers a machine can hold."""
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
-from stormcf.batch import ModelFile, backend, check_task, run_batch
+from stormcf.batch import InstanceFile, ModelFile, backend, check_task, run_batch
 from stormcf.batch.run import Item, usable_cores
 from stormcf.errors import ModelError, OptionError
 
 from .conftest import LOAN
+
+PAPER_EXAMPLE = Path(__file__).resolve().parent.parent / "data" / "setcover" / "paper_example.json"
 
 
 def test_a_model_file_is_sent_by_absolute_path_and_hash(tmp_path, monkeypatch):
@@ -30,7 +33,19 @@ def test_a_worker_refuses_a_model_file_that_changed(tmp_path):
     with pytest.raises(ModelError, match="differs from the one the batch started with"):
         source.load()
     model.unlink()
-    with pytest.raises(ModelError, match="cannot read the model file"):
+    with pytest.raises(ModelError, match="cannot read the file"):
+        source.load()
+
+
+def test_an_instance_file_is_read_where_the_batch_started(tmp_path, monkeypatch):
+    instance = tmp_path / "i.json"
+    shutil.copy(PAPER_EXAMPLE, instance)
+    monkeypatch.chdir(tmp_path)
+    source = InstanceFile("i.json")
+    monkeypatch.chdir(os.path.dirname(LOAN))                   # a worker elsewhere: the absolute path
+    assert source.load().n_actions == 9
+    instance.write_text(instance.read_text().replace('"cost": 6', '"cost": 7'))
+    with pytest.raises(ModelError, match="differs"):
         source.load()
 
 
