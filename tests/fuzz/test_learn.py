@@ -58,3 +58,31 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_learn(case, hostile):
     hostile(case)
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 64 KiB tmpfs filled to the last byte (needs the right to mount: skipped without it)."""
+    import shutil
+    import subprocess
+    folder = tmp_path / "full"
+    folder.mkdir()
+    if shutil.which("mount") is None or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                                                        str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        with open(folder / "fill", "wb") as f:
+            try:
+                f.write(b"\0" * 200_000)
+            except OSError:
+                pass
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], capture_output=True)
+
+
+def test_learn_onto_a_full_disk(full_disk, cli):
+    """A full disk: one line, exit code 2, and nothing left behind (no staged model, no temporary file)."""
+    code, _, err = cli("learn", LOG, "--out", full_disk / "m.prism", "--strategy-out", full_disk / "s.json")
+    assert code == 2 and "m.prism: cannot write (No space left on device)" in err and err.count("\n") == 1
+    assert sorted(p.name for p in full_disk.iterdir()) == ["fill"]
