@@ -46,6 +46,8 @@ CASES = [
          "effect[0]: expected an integer in [0, 2^31 - 1], got -1"),
     Case("an effect of 2^40", solve(instance(actions=actions(([2 ** 40, 0, 0], 1.0)))), 2,
          "expected an integer in [0, 2^31 - 1]"),
+    Case("an effect of 2^63 - 1 (x + e overflowed int64)", solve(instance(actions=actions(([2 ** 63 - 1, 1, 1], 1.0))),
+                                                                "1,0,0"), 2, "expected an integer in [0, 2^31 - 1]"),
     Case("a cost of NaN", solve(lambda d: write(d, "nan.json", json.dumps(files.INSTANCE).replace("2.5", "NaN"))),
          2, "NaN is not a JSON number"),
     Case("a cost of 1e999", solve(lambda d: write(d, "inf.json", json.dumps(files.INSTANCE).replace("2.5", "1e999"))),
