@@ -20,6 +20,12 @@ class InstanceError(ModelError):
     names the file and the field."""
 
 
+class DataError(StormcfError):
+    """A data file stormcf reads (a labelled data set, a generator's weights) is not what it should be: not an
+    ``.npz``, truncated, an array missing, of the wrong shape, type or range, or its parts contradict each other; the
+    message names the file and the array."""
+
+
 class ConstantsError(ModelError):
     """Undefined, unknown or ill-typed model constants (``--constants N=3,p=0.5``)."""
 

@@ -1,4 +1,5 @@
-"""The example models shipped with stormcf (``prism_models/`` in a checkout, ``stormcf.prism_models`` when installed)."""
+"""The example models shipped with stormcf (``prism_models/`` in a checkout, ``stormcf.prism_models`` installed), and
+the readers of users' files (text, strict JSON, ``.npz`` arrays) that name the file in every error."""
 from __future__ import annotations
 
 import json
@@ -102,6 +103,44 @@ def _int64(text: str) -> int:
         shown = text if len(text) <= 24 else f"{text[:12]}...{text[-6:]} ({len(text.lstrip('-'))} digits)"
         raise _JSONContentError(f"the integer {shown} is out of range (64-bit integers)")
     return value
+
+
+def read_npz(path: str | Path, error: type[StormcfError], what: str) -> dict[str, Any]:
+    """The arrays of a user's ``.npz`` file (``what`` it should be, for messages), without pickles. A missing file,
+    one that is not an ``.npz`` of plain arrays, a truncated one, or arrays larger than the memory holds (their sizes
+    are read from the headers first) raise ``error`` with one line naming the file."""
+    import zipfile
+    import zlib
+
+    import numpy as np
+
+    from .limits import format_bytes, require_memory
+    file = readable_file(path, error)
+    try:
+        with zipfile.ZipFile(file) as archive:
+            needed = 0
+            for member in archive.infolist():
+                if not member.filename.endswith(".npy"):
+                    raise error(f"{path}: not {what} (it holds {member.filename!r}, not an array)")
+                with archive.open(member) as f:
+                    version = np.lib.format.read_magic(f)
+                    header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                              else np.lib.format.read_array_header_2_0)
+                    shape, _, dtype = header(f)
+                if dtype.hasobject:
+                    raise error(f"{path}: not {what} (the array {member.filename[:-4]!r} holds Python objects)")
+                needed += float(np.prod(shape, dtype=float)) * dtype.itemsize
+        try:
+            require_memory(needed, f"the arrays of {path}")
+        except StormcfError as err:
+            raise error(str(err)) from None
+        with np.load(file, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, KeyError, OSError, NotImplementedError) as err:
+        detail = str(err).strip().splitlines()[0][:200] if str(err).strip() else type(err).__name__
+        raise error(f"{path}: not {what} ({detail})") from None
+    except MemoryError:
+        raise error(f"{path}: its arrays do not fit the memory ({format_bytes(needed)})") from None
 
 
 def read_json(path: str | Path, error: type[StormcfError]) -> Any:

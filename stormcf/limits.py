@@ -53,6 +53,24 @@ def require_headroom(needed: int, what: str) -> None:
 def is_out_of_memory(err: BaseException) -> bool:
     """Whether ``err`` is running out of memory: a :class:`MemoryError`, or an error whose message says so."""
     return isinstance(err, MemoryError) or any(text in str(err).lower() for text in _OUT_OF_MEMORY)
+#: the most value-iteration steps (T² x transitions) Storm's check of a model unrolled over T steps may take (about a
+#: minute); it checks a step-bounded or layered property by T rounds over the whole unrolled model
+UNROLLED_WORK_LIMIT = 1e10
+
+
+def require_unrolled_size(steps: int, transitions: int, what: str) -> None:
+    """Refuse a model unrolled over an observed path of ``steps`` steps (``transitions`` per layer at most) that the
+    memory cannot hold (about 120 bytes per transition) or Storm cannot check in about a minute (T² x transitions
+    value-iteration steps). ``what`` names the unrolled model, e.g. "the unrolled ICFMDP"."""
+    T = max(int(steps), 1)
+    require_memory(T * transitions * 120.0, f"{what} of a path of {T:,} steps ({T:,} copies of {transitions:,} "
+                                            "transitions)")
+    work = float(T) * T * transitions
+    if work > UNROLLED_WORK_LIMIT:
+        longest = int((UNROLLED_WORK_LIMIT / max(transitions, 1)) ** 0.5)
+        raise OptionError(f"a path of {T:,} steps: Storm's check of {what} ({T:,} copies of {transitions:,} "
+                          f"transitions, T² x transitions = {work:.2g} value-iteration steps) would take hours; "
+                          f"stormcf accepts paths of at most {longest:,} steps on this model")
 
 
 def out_of_memory_message(err: BaseException) -> str:
@@ -80,12 +98,22 @@ def _meminfo(key: str) -> int | None:
     return None
 
 
+def resident_memory() -> int:
+    """Bytes of memory this process holds now (``VmRSS``; 0 where /proc is missing)."""
+    return _status("VmRSS:")
+
+
 def _mapped() -> int:
     """Bytes of address space this process maps (``VmSize``)."""
+    return _status("VmSize:")
+
+
+def _status(key: str) -> int:
+    """A size in bytes from /proc/self/status (0 if missing)."""
     try:
         with open("/proc/self/status", encoding="ascii") as f:
             for line in f:
-                if line.startswith("VmSize:"):
+                if line.startswith(key):
                     return int(line.split()[1]) * 1024
     except OSError:
         pass

@@ -16,6 +16,7 @@ Nothing in this module imports stormpy; :mod:`stormcf.storm` builds these object
 from __future__ import annotations
 
 import dataclasses
+import string
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -152,8 +153,8 @@ class ExplicitModel:
             k = int(bad[0])
             row = int(rows[k])
             raise ModelError(f"{self.source}: action '{self.choice_name(row)}' in state {self._state_text(row)} has "
-                             f"probability {float(P.data[k])!r} to go to state {int(P.indices[k])}; probabilities must be "
-                             f"in [0, 1]")
+                             f"probability {float(P.data[k])!r} to go to state {int(P.indices[k])}; probabilities must "
+                             f"be in [0, 1]")
         sums = np.bincount(rows, weights=P.data, minlength=P.shape[0])
         bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
         if bad.size:
@@ -332,10 +333,35 @@ class ExplicitModel:
         return " & ".join(parts)
 
     def with_naming(self, naming: str) -> "ExplicitModel":
-        """The same model (arrays shared) with another state-naming scheme."""
+        """The same model (arrays shared) with another state-naming scheme. A template names variables only
+        (``{s}``, ``{s:>3}``): no attribute access, no indexing, no other names."""
         if naming not in ("valuation", "labels", "index") and "{" not in naming:
-            raise ModelError(f"unknown state naming {naming!r}: use valuation, labels, index or a template like '{{s}}'")
+            raise ModelError(f"unknown state naming {naming!r}: use valuation, labels, index or a template like "
+                             "'{s}'")
+        if "{" in naming:
+            self._check_template(naming)
         return dataclasses.replace(self, naming=naming)
+
+    def _check_template(self, template: str) -> None:
+        """Refuse a state-naming template with a field that is not a variable of the model, or that does not format
+        the initial state's values."""
+        prefix = f"state naming template {template!r} does not fit the variables ({', '.join(self.variables)})"
+        try:
+            fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
+        except ValueError as err:
+            raise ModelError(f"{prefix}: {err}") from None
+        for name, spec in fields:
+            if name not in self.variables:
+                what = ("positional fields are not allowed" if name == "" or name.isdigit() else
+                        f"'{{{name}}}': attribute access and indexing are not allowed" if re.search(r"[.\[]", name)
+                        else f"'{name}' is not a variable of the model")
+                raise ModelError(f"{prefix}: {what}")
+            if spec and "{" in spec:
+                raise ModelError(f"{prefix}: nested fields are not allowed")
+        try:
+            template.format_map(self.valuation(self.initial_state))
+        except (ValueError, TypeError) as err:
+            raise ModelError(f"{prefix}: {err}") from None
 
     # -------------------------------------------------------------------------------------------- labels
     def label(self, name: str) -> np.ndarray:
@@ -360,12 +386,38 @@ class ExplicitModel:
             if len(self.rewards) != 1:
                 raise PropertyError(f"{self.source} has {len(self.rewards)} reward models "
                                     f"({', '.join(self.rewards) or 'none'}); name one")
-            return next(iter(self.rewards.values()))
+            name = next(iter(self.rewards))
         try:
-            return self.rewards[name]
+            rm = self.rewards[name]
         except KeyError:
             raise PropertyError(f"unknown reward model \"{name}\" in {self.source} "
                                 f"(reward models: {', '.join(self.rewards) or 'none'})") from None
+        self._require_finite(rm)
+        return rm
+
+    def _require_finite(self, rm: RewardModel) -> None:
+        """Refuse a reward model with a NaN or infinite value (e.g. ``s/s`` or ``1/s`` where s = 0): every result on
+        it would be NaN or meaningless; the message names the state and the choice."""
+        if rm.name in self._finite_rewards:
+            return
+        for part in ("state", "choice", "transition"):
+            values = getattr(rm, part)
+            bad = np.flatnonzero(~np.isfinite(values)) if values is not None else ()
+            if len(bad):
+                k = int(bad[0])
+                if part == "state":
+                    where = f"state {self.valuation_text(k)}"
+                else:
+                    row = k if part == "choice" else int(np.searchsorted(self.transitions.indptr, k, side="right") - 1)
+                    where = f"action '{self.choice_name(row)}' in state {self._state_text(row)}"
+                raise ModelError(f"{self.source}: reward model \"{rm.name}\" is {float(values[k])!r} at {where}; "
+                                 "rewards must be finite numbers")
+        self._finite_rewards.add(rm.name)
+
+    @cached_property
+    def _finite_rewards(self) -> set[str]:
+        """The reward models checked finite so far."""
+        return set()
 
     def expected_choice_rewards(self, name: str | None = None) -> np.ndarray:
         """Per choice: state-action reward plus the expected transition reward Σ_s' P(s,a,s')·r(s,a,s')."""

@@ -265,8 +265,7 @@ def json_lines(out: str | os.PathLike | None = None, stdout: IO[str] | None = No
         stream = sys.stdout if stdout is None else stdout
 
         def write(data: Any) -> None:
-            stream.write(json_line(data))
-            stream.flush()
+            write_stream(json_line(data), stream)
         yield write
         return
     with atomic_file(out, encoding="utf-8") as f:
@@ -278,8 +277,20 @@ def write_json(data: Any, out: str | os.PathLike | None = None, stream: IO[str] 
     ``out``."""
     text = json_text(data)
     if out in (None, "-"):
-        stream = stream or sys.stdout
-        stream.write(text)
-        stream.flush()
+        write_stream(text, stream or sys.stdout)
     else:
         write_text(text, out)
+
+
+def write_stream(text: str, stream: IO[str] | None) -> None:
+    """Write and flush ``text`` to a stream (stdout); a closed stream or a full disk raises
+    :class:`~stormcf.errors.OutputError` (a broken pipe, the reader gone, is left to the caller)."""
+    if stream is None or getattr(stream, "closed", False):
+        raise OutputError("stdout is closed; nothing can be written there")
+    try:
+        stream.write(text)
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        raise OutputError(f"stdout: cannot write ({err.strerror or err})") from None

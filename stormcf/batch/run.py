@@ -26,22 +26,27 @@ thread-safe), so Dask workers are best started with one thread each (``--nthread
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
+import socket
 import threading
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from joblib import Parallel, delayed, parallel_config
 
 from ..analysis import Analysis
 from ..deadline import Deadline
-from ..errors import OptionError, StormcfError, TimeLimitReached
-from ..examples import parse_json, read_text
+from ..errors import ModelError, OptionError, StormcfError, TimeLimitReached
+from ..examples import parse_json, read_text, resolve_file
 from ..interrupt import Interrupted
+from ..limits import format_bytes, require_memory, resident_memory
 from ..model import ExplicitModel
 from ..report import Report, to_json_data
 from ..storm import load_model
@@ -56,15 +61,63 @@ class Source(Protocol):
 
 @dataclass(frozen=True)
 class ModelFile:
-    """A model file with its constants and state naming: what a worker needs to rebuild the model."""
+    """A model file with its constants and state naming: what a worker needs to rebuild the model.
+
+    A worker may run in another working directory or on another machine (Dask), so the file is named by its
+    absolute path and identified by the SHA-256 ``digest`` of its content, both taken where the batch starts; a
+    worker whose file at that path differs (or is missing) refuses to build a model instead of analysing another
+    model of the same name."""
 
     path: str
     constants: str | None = None
     naming: str = "valuation"
+    digest: str | None = None
+    #: the absolute path of the file (taken with ``digest``)
+    location: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.digest is None:
+            location, digest = pin_file(self.path)
+            object.__setattr__(self, "location", location)
+            object.__setattr__(self, "digest", digest)
 
     def load(self) -> ExplicitModel:
-        model = load_model(self.path, constants=self.constants)
+        if self.digest is not None:
+            require_same_file(self.path, self.location, self.digest)
+        model = load_model(self.location or self.path, constants=self.constants, shown_as=self.path)
         return model.with_naming(self.naming) if self.naming != "valuation" else model
+
+
+def pin_file(path: str) -> tuple[str | None, str | None]:
+    """The absolute path and the SHA-256 of a user's file, where a batch starts (None, None for a missing or
+    unreadable file: loading it reports that)."""
+    try:
+        file = resolve_file(path)
+        return str(file.resolve()), file_digest(file)
+    except (ModelError, OSError):
+        return None, None
+
+
+def require_same_file(path: str, location: str, digest: str) -> None:
+    """Refuse to load ``path`` in a worker whose file at ``location`` differs from the one the batch started with."""
+    where = f"{path} (at {location} on {socket.gethostname()})"
+    try:
+        found = file_digest(Path(location))
+    except OSError as err:
+        raise ModelError(f"{where}: cannot read the file ({err.strerror}); every worker of a batch needs it at the "
+                         "same absolute path") from None
+    if found != digest:
+        raise ModelError(f"{where}: the file differs from the one the batch started with (SHA-256 {found[:12]}..., "
+                         f"expected {digest[:12]}...); every worker needs the same file")
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of a file's content (hex)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -251,9 +304,14 @@ TLS_SETTINGS = ("a tls:// scheduler needs the CA certificate that signed the clu
 
 @contextmanager
 def backend(name: str = "loky", workers: int | None = None, scheduler: str | None = None,
-            security: Any = None) -> Iterator[None]:
+            security: Any = None) -> Iterator[str]:
     """joblib's configuration for a batch: ``"loky"`` (processes on this machine) or ``"dask"`` (the cluster whose
-    scheduler listens at ``scheduler``, e.g. ``tls://10.0.0.5:8786``; needs the extra ``stormcf[dask]``).
+    scheduler listens at ``scheduler``, e.g. ``tls://10.0.0.5:8786``; needs the extra ``stormcf[dask]``). Yields
+    how the batch runs, in words (for the summary line).
+
+    Loky workers are bounded by this machine's cores and by its memory (each worker process holds what this
+    process holds, and builds the model once). A Dask cluster with one worker thread (or ``workers=1``) would make
+    joblib run the batch here, serially: the words say so.
 
     A Dask scheduler can run any code in its clients and workers (Dask's security model: whoever controls the
     scheduler controls every process connected to it): connect only to schedulers you trust. ``tls://`` addresses
@@ -262,8 +320,10 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
     if name == "loky":
         if scheduler is not None:
             raise OptionError("a scheduler address applies to the dask backend only")
+        if workers is not None and workers > 1:
+            require_workers(workers)
         with parallel_config(backend="loky", n_jobs=workers):
-            yield
+            yield "serial" if workers in (None, 1) else f"loky, {workers} workers"
         return
     if name != "dask":
         raise OptionError(f"unknown parallel backend {name!r}: use loky or dask")
@@ -281,8 +341,36 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
         client = Client(scheduler, timeout=10, security=security)
     except (OSError, TimeoutError, ValueError) as err:
         raise OptionError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
-    with client, parallel_config(backend="dask", n_jobs=-1 if workers is None else workers):
-        yield
+    with client:
+        threads = sum(client.nthreads().values())
+        jobs = threads if workers is None else workers
+        if threads == 0:
+            raise OptionError(f"the Dask cluster at {scheduler} has no workers")
+        if jobs <= 1:
+            words = (f"dask at {scheduler}: {'one worker thread' if threads == 1 else 'one worker asked for'}, so "
+                     "the batch ran serially in this process, not on the cluster")
+        else:
+            words = f"dask at {scheduler}, {jobs} of {threads} worker threads"
+        with parallel_config(backend="dask", n_jobs=jobs):
+            yield words
+
+
+def require_workers(workers: int) -> None:
+    """Refuse more worker processes than this machine has cores, or than its memory holds (each needs about what
+    this process holds now)."""
+    cores = usable_cores()
+    if workers > cores:
+        raise OptionError(f"{workers} worker processes on a machine with {cores} cores: use at most {cores}")
+    require_memory(workers * resident_memory(), f"{workers} worker processes (each about "
+                                                f"{format_bytes(resident_memory())}, as this process)")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 # ================================================================================================ summary

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
+import io
 import os
 import pkgutil
 import sys
@@ -21,7 +23,7 @@ from importlib import import_module
 
 from .. import console, interrupt
 from ..deadline import Deadline
-from ..errors import StormcfError, TimeLimitReached
+from ..errors import OutputError, StormcfError, TimeLimitReached
 from ..limits import is_out_of_memory, out_of_memory_message
 from .common import TIMEOUT, add_console_arguments, check_outputs
 
@@ -70,6 +72,9 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if not _writable(sys.stdout):
+        return _fail("error: stdout is closed; stormcf writes its results there (redirect it to a file or "
+                     "/dev/null)", 2)
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as done:                    # usage errors (exit 2, one line) and --help/--version (0)
@@ -110,7 +115,7 @@ def _run(args: argparse.Namespace) -> int:
         json_on_stdout = getattr(args, "json", None) == "-"
         with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else contextlib.nullcontext():
             code = int(args.run(args) or 0)
-        sys.stdout.flush()                        # a closed pipe shows here, not in Python's flush at exit
+        _flush_stdout()
         return code
     except BrokenPipeError:                       # the reader went away (stormcf ... | head): end quietly
         return _closed_pipe()
@@ -122,14 +127,56 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(f"error: {out_of_memory_message(err)}", 2)
     except interrupt.Terminated:
         raise
+    except OSError as err:
+        if err.errno not in _FULL:
+            return _internal(err)
+        return _fail(f"error: cannot write ({err.strerror}): the disk is full or a file size limit is reached", 2)
     except KeyboardInterrupt:
         raise
     except Exception as err:   # an internal error: say so, keep the traceback for STORMCF_DEBUG=1
         if is_out_of_memory(err):               # e.g. a library that cannot be mapped any more (an ImportError)
             return _fail(f"error: {out_of_memory_message(err)}", 2)
-        if os.environ.get("STORMCF_DEBUG"):
-            traceback.print_exc()
-        return _fail(f"internal error: {type(err).__name__}: {err} (set STORMCF_DEBUG=1 for the traceback)", 1)
+        return _internal(err)
+
+
+#: errno values of a full disk, an exceeded quota and an exceeded file size limit (ulimit -f)
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def _internal(err: BaseException) -> int:
+    if os.environ.get("STORMCF_DEBUG"):
+        traceback.print_exc()
+    return _fail(f"internal error: {type(err).__name__}: {err} (set STORMCF_DEBUG=1 for the traceback)", 1)
+
+
+def _writable(stream) -> bool:
+    """Whether a standard stream is open (a process started with ``>&-`` has none)."""
+    if stream is None:
+        return False
+    try:
+        os.fstat(stream.fileno())
+    except (AttributeError, io.UnsupportedOperation):     # not a file (a notebook's, pytest's capture): fine
+        return True
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+#: the longest error line printed; longer ones (a huge property or expression echoed back) lose their middle
+MESSAGE_WIDTH = 500
+
+
+def _flush_stdout() -> None:
+    """What the command printed reaches stdout now, so that a full disk is an error of this command (exit 2), not
+    an exception Python ignores at exit; a closed pipe is raised as it is."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        raise OutputError(f"stdout: cannot write ({err.strerror or err})") from None
 
 
 def _timeout(args: argparse.Namespace, err: TimeLimitReached) -> int:
@@ -153,7 +200,11 @@ def _closed_pipe() -> int:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"stormcf: {message}", file=sys.stderr)
+    message = message.replace("\r", " ").replace("\n", " ")   # one line, whatever the message holds
+    if len(message) > MESSAGE_WIDTH:
+        message = f"{message[:MESSAGE_WIDTH - 200]} ... ({len(message)} characters) ... {message[-150:]}"
+    if sys.stderr is not None:
+        print(f"stormcf: {message}", file=sys.stderr)
     return code
 
 

@@ -13,8 +13,8 @@ from ..errors import PropertyError, StrategyError
 from ..examples import read_json
 from ..modelcheck import read_properties
 from ..modelcheck.task import PropertyCheck
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
-                     model_file, model_from_args, require_single, run_batch_command)
+from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, batch_exit_code,
+                     emit, model_file, model_from_args, require_single, run_batch_command)
 
 #: the exit code of ``--fail-if-violated`` when a bounded property does not hold
 VIOLATED = 3
@@ -24,13 +24,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("check", help="model-check properties on the DTMC induced by a strategy (or on the model)")
     add_model_arguments(p)
     strategies = p.add_mutually_exclusive_group()
-    strategies.add_argument("--strategy", "-s", metavar="S.json", help="strategy file; without it the model itself "
-                            "is checked (then an MDP property needs Pmin/Pmax)")
-    strategies.add_argument("--strategies", metavar="FILE.jsonl",
-                            help="a batch: one strategy per line (JSON lines), every property checked under each")
+    add_input_argument(strategies, "--strategy", "-s", metavar="S.json",
+                       help="strategy file; without it the model itself is checked (then an MDP property needs "
+                            "Pmin/Pmax)")
+    add_input_argument(strategies, "--strategies", metavar="FILE.jsonl",
+                       help="a batch: one strategy per line (JSON lines), every property checked under each")
     p.add_argument("--prop", "-p", action="append", default=[], metavar="PCTL",
                    help="""a property, e.g. 'P=? [F "rejected"]'; repeatable (one model build for all)""")
-    p.add_argument("--props", metavar="FILE.props", help="a properties file as Storm's command line reads it")
+    add_input_argument(p, "--props", metavar="FILE.props", help="a properties file as Storm's command line reads it")
     p.add_argument("--exact", action="store_true", help="exact rational arithmetic (stormpy.Rational)")
     p.add_argument("--fail-if-violated", action="store_true",
                    help=f"exit with code {VIOLATED} when a bounded property does not hold")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import time
 from pathlib import Path
@@ -25,8 +26,8 @@ TIMEOUT = 5
 
 
 def add_model_arguments(parser: argparse.ArgumentParser, required: bool = True) -> None:
-    parser.add_argument("model", metavar="MODEL", nargs=None if required else "?", default=None,
-                        help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
+    add_input_argument(parser, "model", metavar="MODEL", nargs=None if required else "?", default=None,
+                       help="PRISM (.prism/.nm/.pm), JANI (.jani) or DRN (.drn) file")
     parser.add_argument("--constants", "-c", metavar="N=3,p=0.5", default=None,
                         help="values of undefined constants, PRISM style")
     parser.add_argument("--state-names", metavar="SCHEME", default="valuation",
@@ -46,13 +47,23 @@ def model_from_args(args: argparse.Namespace) -> ExplicitModel:
 OUTPUT_KINDS = ("file", "figure", "directory")
 
 
-def add_output_argument(parser: argparse.ArgumentParser, *flags: str, kind: str = "file", **options) -> None:
+def add_output_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, *flags: str, kind: str = "file",
+                        companions: Callable[[str], Sequence[str]] | None = None, **options) -> None:
     """An option (or positional argument) naming something the command writes. Every such path is checked before
-    the command starts working (:func:`check_outputs`)."""
+    the command starts working (:func:`check_outputs`); ``companions(value)`` are the further files the command
+    writes beside it (e.g. ``GEN.test.npz`` beside ``GEN.npz``), checked alike."""
     assert kind in OUTPUT_KINDS
     action = parser.add_argument(*flags, **options)
     outputs = parser.get_default("outputs") or ()
-    parser.set_defaults(outputs=(*outputs, (action.dest, flags[0], kind)))
+    parser.set_defaults(outputs=(*outputs, (action.dest, flags[0], kind, companions)))
+
+
+def add_input_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, *flags: str, **options) -> None:
+    """An option (or positional argument) naming a file the command reads: no output may be written over it
+    (:func:`check_outputs`)."""
+    action = parser.add_argument(*flags, **options)
+    inputs = parser.get_default("inputs") or ()
+    parser.set_defaults(inputs=(*inputs, (action.dest, flags[0] if flags[0].startswith("-") else action.metavar)))
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
@@ -82,18 +93,58 @@ def add_console_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_outputs(args: argparse.Namespace) -> None:
     """Refuse output paths that cannot be written, before any work: a missing or read-only directory, an existing
-    directory given as a file, a file name too long for the file system, an image format matplotlib lacks."""
-    for dest, flag, kind in getattr(args, "outputs", ()):
+    directory given as a file, a file name too long for the file system, an image format matplotlib lacks, a file
+    the command reads (an input) or writes twice (two outputs naming one file)."""
+    written: list[tuple[str, str]] = []                     # (label, path) of the outputs checked so far
+    for dest, flag, kind, companions in getattr(args, "outputs", ()):
         value = getattr(args, dest, None)
         if value is None or (dest == "json" and value == "-"):
             continue
         label = f"{flag} {value}" if flag.startswith("-") else str(value)
-        try:
-            check_output_path(value, kind)
-        except OutputError as err:
-            raise OutputError(f"{label}: {err}") from None
-        except OSError as err:                     # e.g. a folder name that is too long
-            raise OutputError(f"{label}: {err.strerror}") from None
+        for path in [str(value), *(companions(str(value)) if companions else ())]:
+            where = label if path == str(value) else f"{label} (and {path} beside it)"
+            try:
+                check_output_path(path, kind)
+            except OutputError as err:
+                raise OutputError(f"{where}: {err}") from None
+            except OSError as err:                 # e.g. a folder name that is too long
+                raise OutputError(f"{where}: {err.strerror}") from None
+            if kind != "directory":
+                _require_distinct(where, path, _inputs(args), written)
+                written.append((label, path))
+
+
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(label, path) of every input file of the command."""
+    out = []
+    for dest, flag in getattr(args, "inputs", ()):
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, (list, tuple)) else [values]:
+            if value is not None and str(value) != "-":
+                out.append((f"{flag} {value}" if flag.startswith("-") else f"the input {flag} {value}", str(value)))
+    return out
+
+
+def _require_distinct(where: str, path: str, inputs: Sequence[tuple[str, str]],
+                      written: Sequence[tuple[str, str]]) -> None:
+    """Refuse an output that is one of the inputs or an earlier output (the same file, by resolved path or by
+    identity: hard and symbolic links included)."""
+    for label, other in inputs:
+        if same_file(path, other):
+            raise OutputError(f"{where}: is also {label}; the command would overwrite its own input")
+    for label, other in written:
+        if same_file(path, other):
+            raise OutputError(f"{where}: is also {label}; give each output its own file")
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name one file: equal once resolved, or the same existing file (``os.path.samefile``)."""
+    try:
+        if Path(a).resolve() == Path(b).resolve():
+            return True
+        return Path(a).exists() and Path(b).exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:
@@ -180,6 +231,17 @@ def non_negative_int(text: str) -> int:
     return _bounded_int(text, 0, "an integer >= 0")
 
 
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (not nan, not inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
 def _bounded_int(text: str, low: int, what: str) -> int:
     try:
         value = int(text)
@@ -222,13 +284,13 @@ def run_batch_command(args: argparse.Namespace, source: Source, analysis: Analys
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
     start = time.perf_counter()
     output = json_lines(args.json, args.result_stream) if args.json else contextlib.nullcontext(lambda document: None)
-    with backend(args.backend, workers, args.scheduler), output as write:
+    with backend(args.backend, workers, args.scheduler) as parallelism, output as write:
         for outcome in run_batch(source, analysis, items, workers, Deadline.current(), args.item_time_limit):
             write(outcome.document)
             summary.add(outcome)
     summary.seconds = time.perf_counter() - start
     if args.json != "-":
-        print(summary.text(_parallelism(args)))
+        print(summary.text(parallelism))
         if args.json:
             print(f"JSON lines written to {args.json}")
     return summary
@@ -263,10 +325,3 @@ def batch_exit_code(summary: BatchSummary) -> int:
     if summary.failed:
         return ITEMS_FAILED
     return TIMEOUT if summary.statuses.get("timeout") else 0
-
-
-def _parallelism(args: argparse.Namespace) -> str:
-    if args.backend == "dask":
-        return f"dask at {args.scheduler}" + (f", {args.workers} workers" if args.workers else "")
-    return "serial" if args.workers in (None, 1) else f"loky, {args.workers} workers"
-

@@ -10,8 +10,8 @@ from ..counterfactual_mdp import ESTIMATORS
 from ..explain import ExplanationProblem, parse_pins
 from ..explain.task import PathExplanation
 from ..modes import Optimization
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
-                     mc_samples, positive_int, run_on_paths)
+from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, add_plot_argument,
+                     mc_samples, non_negative_int, positive_int, run_on_paths)
 
 #: posterior samples of the Monte Carlo estimator when --mc-samples is not given (the problem's default)
 MC_SAMPLES = ExplanationProblem.samples
@@ -22,9 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "actions (Gumbel-max counterfactual MDP, Algorithm 2 of Tsirtsis et al. 2021)")
     add_model_arguments(p)
     paths = p.add_mutually_exclusive_group(required=True)
-    paths.add_argument("--path", metavar="P.json",
+    add_input_argument(paths, "--path", metavar="P.json",
                        help='observed path: {"steps": [{"state": {...}, "action": "a"}, ...]} (final_state optional)')
-    paths.add_argument("--paths", metavar="FILE.jsonl", help="a batch: one observed path per line (JSON lines)")
+    add_input_argument(paths, "--paths", metavar="FILE.jsonl", help="a batch: one observed path per line (JSON lines)")
     p.add_argument("--reward", metavar="R", default=None,
                    help="reward model (state and state-action rewards); optional if the model has only one")
     p.add_argument("--k", type=non_negative_int, required=True,

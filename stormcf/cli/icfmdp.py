@@ -9,8 +9,8 @@ from ..errors import OptionError
 from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS, ICFMDPSettings
 from ..icfmdp.task import IntervalCounterfactualMDP
 from ..modes import Optimization
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
-                     mc_samples, positive_int, run_on_paths)
+from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, add_plot_argument,
+                     mc_samples, non_negative_int, positive_int, run_on_paths)
 
 #: posterior samples of the Monte Carlo estimator when --mc-samples is not given (the problem's default)
 MC_SAMPLES = ICFMDPSettings.samples
@@ -21,9 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "(Lally et al.), optionally against the Gumbel-max SCM baseline")
     add_model_arguments(p)
     paths = p.add_mutually_exclusive_group(required=True)
-    paths.add_argument("--path", metavar="P.json", help='observed path: {"steps": [{"state": {...}, '
+    add_input_argument(paths, "--path", metavar="P.json", help='observed path: {"steps": [{"state": {...}, '
                        '"action": "..."}, ...], "final_state": {...}}')
-    paths.add_argument("--paths", metavar="FILE.jsonl", help="a batch: one observed path per line (JSON lines)")
+    add_input_argument(paths, "--paths", metavar="FILE.jsonl", help="a batch: one observed path per line (JSON lines)")
     p.add_argument("--reward", "-r", default=None, metavar="NAME",
                    help="PRISM reward model (state and state-action rewards; default: the only one)")
     p.add_argument("--minimize", action="store_true", help="the reward is a cost: the policy minimizes it")

@@ -6,13 +6,13 @@ import argparse
 from ..errors import LearnError
 from ..learn.problem import LEARNERS
 from ..learn.task import LogFile, ModelLearning
-from .common import add_json_argument, add_output_argument, run_single
+from .common import add_input_argument, add_json_argument, add_output_argument, non_negative_float, run_single
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("learn", help="learn an MDP and the users' strategy from an event log (IOAlergia)")
-    p.add_argument("log", metavar="LOG", help="event log: CSV (paired: case,action,observation; activity: "
-                   "case,activity[,timestamp]) or XES (needs pm4py: pip install stormcf[xes])")
+    add_input_argument(p, "log", metavar="LOG", help="event log: CSV (paired: case,action,observation; activity: "
+                       "case,activity[,timestamp]) or XES (needs pm4py: pip install stormcf[xes])")
     add_output_argument(p, "--out", "-o", required=True, metavar="MODEL.prism",
                         help="where the learned PRISM model goes")
     add_output_argument(p, "--strategy-out", metavar="SIGMA.json", help="where the users' strategy goes")
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--final-only", metavar="NAME,...", help="these labels hold only at the last event of a case")
     p.add_argument("--reward", action="append", default=[], metavar="NAME=ACTION:VALUE,...",
                    help="a reward model with a cost per action (repeatable); \"steps\" is always written")
-    p.add_argument("--laplace", type=float, default=0.0, metavar="L",
+    p.add_argument("--laplace", type=non_negative_float, default=0.0, metavar="L",
                    help="Laplace smoothing of the strategy: pseudo-count L per enabled action (default 0)")
     p.add_argument("--learner", choices=LEARNERS, default="stormcf",
                    help="stormcf's IOAlergia (default) or AALpy's (the same automaton, far slower)")
@@ -37,12 +37,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     actions = _names(args.actions) if args.actions is not None else None
-    analysis = ModelLearning(alpha=_alpha(args.alpha), labels=dict(_label(x) for x in args.label),
+    analysis = ModelLearning(alpha=_alpha(args.alpha), labels=_unique("--label", map(_label, args.label)),
                              final_only=frozenset(_names(args.final_only)) if args.final_only else frozenset(),
-                             rewards=dict(_reward(x) for x in args.reward), laplace=args.laplace,
+                             rewards=_unique("--reward", map(_reward, args.reward)), laplace=args.laplace,
                              learner=args.learner, model_path=args.out, strategy_path=args.strategy_out,
                              drn_path=args.drn_out, properties=tuple(args.prop))
     return run_single(args, analysis, LogFile(args.log, actions).load(), None, args.log)
+
+
+def _unique(flag: str, pairs) -> dict:
+    """The (name, value) pairs of a repeatable option as a dictionary; a name given twice is refused."""
+    out: dict = {}
+    for name, value in pairs:
+        if name in out:
+            raise LearnError(f"{flag} {name} is given twice")
+        out[name] = value
+    return out
 
 
 def _names(text: str) -> list[str]:
@@ -77,5 +87,7 @@ def _reward(text: str) -> tuple[str, dict[str, str]]:
         action, colon, value = entry.rpartition(":")
         if not colon or not action.strip():
             raise LearnError(f"--reward {name.strip()}: expected ACTION:VALUE, got '{entry}'")
+        if action.strip() in costs:
+            raise LearnError(f"--reward {name.strip()}: the action '{action.strip()}' is given twice")
         costs[action.strip()] = value.strip()
     return name.strip(), costs

@@ -10,8 +10,9 @@ from ..recourse import BRKGASettings, PrismRecourse
 from ..recourse.datasets import DATASETS
 from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
 from ..recourse.task import RecourseData, SequentialRecourse
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, batch_exit_code,
-                     model_from_args, non_negative_int, positive_int, require_single, run_batch_command, run_single)
+from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, add_plot_argument,
+                     batch_exit_code, model_from_args, non_negative_int, positive_int, require_single,
+                     run_batch_command, run_single)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -26,12 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="P(accept) a plan needs on stochastic models (default 1)")
     data = p.add_argument_group("data sets of the paper")
     data.add_argument("--dataset", choices=DATASETS, help="Adult or German credit (shipped, UCI, CC BY 4.0)")
-    data.add_argument("--instance", type=non_negative_int, default=0, metavar="I",
+    data.add_argument("--instance", type=non_negative_int, default=None, metavar="I",
                       help="the I-th rejected training row in the seeded order (default 0)")
-    data.add_argument("--instances", metavar="FILE.jsonl", help='a batch: one instance per line, I or '
-                      '{"instance": I}')
+    add_input_argument(data, "--instances", metavar="FILE.jsonl", help='a batch: one instance per line, I or '
+                       '{"instance": I}')
     data.add_argument("--scf", action="store_true", help="minimize the plain effort (the paper's scf), no discount")
-    data.add_argument("--grid", type=positive_int, metavar="K",
+    data.add_argument("--grid", type=_grid_points, metavar="K",
                       help="discretise every value interval into K values (then Storm's least cost applies)")
     data.add_argument("--authors-rounding", action="store_true",
                       help="the authors' roundings (states 3, efforts 4, Gower 2 decimals, changes >= 0.1)")
@@ -57,9 +58,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run, stoppable=True)            # Ctrl-C: the front of the generations run so far
 
 
+def _grid_points(text: str) -> int:
+    points = positive_int(text)
+    if points < 2:
+        raise argparse.ArgumentTypeError(f"a value grid needs at least 2 points, got {points}")
+    return points
+
+
 def _dataset(args: argparse.Namespace) -> RecourseData:
     return RecourseData(args.dataset, discounted=not args.scf, objectives=args.objectives,
                         rounding=AUTHORS_ROUNDING if args.authors_rounding else Rounding(), grid=args.grid)
+
+
+def _require_front_options(args: argparse.Namespace) -> None:
+    """Refuse the options of one front with the other (they would be ignored)."""
+    if args.dataset is not None:
+        given = [flag for flag, value in (("--target", args.target), ("--cost", args.cost), ("--effort", args.effort),
+                                          ("--constants", args.constants)) if value is not None]
+        given += ["--threshold"] if args.threshold != 1.0 else []
+        given += ["--state-names"] if args.state_names != "valuation" else []
+        if given:
+            raise RecourseError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to the PRISM front "
+                                f"(MODEL), not to --dataset {args.dataset}")
+    elif args.model is not None:
+        given = [flag for flag, value in (("--instance", args.instance), ("--grid", args.grid)) if value is not None]
+        given += [flag for flag, on in (("--scf", args.scf), ("--authors-rounding", args.authors_rounding)) if on]
+        if given:
+            raise RecourseError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to the data sets "
+                                f"(--dataset), not to the PRISM front ({args.model})")
 
 
 def _shared(args: argparse.Namespace):
@@ -74,6 +100,7 @@ def _shared(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    _require_front_options(args)
     ga = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
     analysis = SequentialRecourse(ga=ga, exact=not args.no_exact, achievable=args.storm_front)
     if args.instances:
@@ -85,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         return batch_exit_code(run_batch_command(args, _dataset(args), analysis,
                                                  read_jsonl(args.instances, RecourseError)))
     require_single(args, "--instances")
-    return run_single(args, analysis, _shared(args), args.instance, "--instance", plot=_plot)
+    return run_single(args, analysis, _shared(args), args.instance or 0, "--instance", plot=_plot)
 
 
 def _plot(result, out: str) -> str:

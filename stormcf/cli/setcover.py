@@ -9,18 +9,18 @@ from ..batch import read_jsonl
 from ..errors import StateError
 from ..setcover import DEFAULT_METHOD, METHODS
 from ..setcover.task import InstanceFile, SetCoverExplanation
-from .common import (add_batch_arguments, add_json_argument, batch_exit_code, require_single, run_batch_command,
-                     run_single)
+from .common import (add_batch_arguments, add_input_argument, add_json_argument, batch_exit_code, require_single,
+                     run_batch_command, run_single)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("setcover", help="cheapest set of actions that turns an agent positive (set-cover CFE, "
                                         "Naggita et al.), checked by Storm")
-    p.add_argument("instance", metavar="INSTANCE", help="instance file (JSON) or a labelled data set (.npz)")
+    add_input_argument(p, "instance", metavar="INSTANCE", help="instance file (JSON) or a labelled data set (.npz)")
     agents = p.add_mutually_exclusive_group(required=True)
     agents.add_argument("--agent", metavar="0,0,1,...", help="the agent's feature values, in order")
-    agents.add_argument("--agents", metavar="FILE.jsonl", help='a batch: one agent per line, [0, 0, 1, ...] or '
-                        '{"agent": [...], "group": "g"}')
+    add_input_argument(agents, "--agents", metavar="FILE.jsonl", help='a batch: one agent per line, [0, 0, 1, ...] or '
+                       '{"agent": [...], "group": "g"}')
     p.add_argument("--group", default=None, help="the agent's group (its available actions; in a batch: of the "
                                                  "agents whose line names none)")
     p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,

@@ -8,13 +8,13 @@ from ..report import Summary
 from ..setcover import EXACT
 from ..setcover.data import LabelledAgents
 from ..setcover.learn import Generator, evaluate
-from .common import add_json_argument, emit, positive_int
+from .common import add_input_argument, add_json_argument, emit, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("setcover-evaluate", help="evaluate a learned CFE generator on labelled agents")
-    p.add_argument("generator", metavar="GEN.npz", help="generator from setcover-learn")
-    p.add_argument("data", metavar="DATA.npz", help="labelled agents (e.g. GEN.test.npz from setcover-learn)")
+    add_input_argument(p, "generator", metavar="GEN.npz", help="generator from setcover-learn")
+    add_input_argument(p, "data", metavar="DATA.npz", help="labelled agents (e.g. GEN.test.npz from setcover-learn)")
     p.add_argument("--top-k", type=positive_int, default=1,
                    help="mc/knn: cheapest valid of the k best CFEs (default 1)")
     p.add_argument("--certify", choices=("lp",) + EXACT, default=None,

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import OptionError
+from ..limits import require_memory
 from ..report import Summary
 from ..setcover.data import COST_MODES, THRESHOLDS, LabelledAgents, frequency_filter, generate, split
 from ..setcover.family import FAMILY_METHODS
 from ..setcover.learn import GENERATORS, augment, train
-from .common import add_json_argument, add_output_argument, emit, non_negative_int, positive_int
+from .common import add_input_argument, add_json_argument, add_output_argument, emit, non_negative_int, positive_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--actions", "-A", type=positive_int, default=100, help="A (default 100)")
     d.add_argument("--draws", type=positive_int, default=100_000,
                    help="agents drawn before de-duplication (default 100000)")
-    d.add_argument("--p-f", type=float, default=0.68, help="feature probability (default 0.68)")
-    d.add_argument("--p-a", type=float, default=0.5, help="effect probability (default 0.5)")
+    d.add_argument("--p-f", type=probability, default=0.68, help="feature probability in [0, 1] (default 0.68)")
+    d.add_argument("--p-a", type=probability, default=0.5, help="effect probability in [0, 1] (default 0.5)")
     d.add_argument("--costs", choices=COST_MODES, default="real", help="coordinate costs (default real: U(0, n))")
     d.add_argument("--classifier", choices=THRESHOLDS, default="ones", help="thresholds (default ones)")
     d.add_argument("--method", choices=FAMILY_METHODS + ("milp",), default="storm", help="labelling engine")
@@ -31,21 +33,61 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(run=run_data)
 
     p = sub.add_parser("setcover-learn", help="train a learned CFE generator (mc, na, fa, knn) on a labelled data set")
-    p.add_argument("data", metavar="DATA.npz", help="labelled data set from setcover-data")
+    add_input_argument(p, "data", metavar="DATA.npz", help="labelled data set from setcover-data")
     p.add_argument("--generator", choices=GENERATORS, default="mc", help="mc (default), na, fa, knn")
-    add_output_argument(p, "--out", required=True, metavar="GEN.npz",
+    add_output_argument(p, "--out", required=True, metavar="GEN.npz", companions=lambda out: [held_out_path(out)],
                         help="the trained generator (weights, classes); the held-out agents go beside it")
-    p.add_argument("--hidden", default="256,256", help="hidden layer widths (default 256,256)")
+    p.add_argument("--hidden", type=widths, default=(256, 256), help="hidden layer widths (default 256,256)")
     p.add_argument("--max-iter", type=positive_int, default=200, help="epochs at most (default 200; early stopping)")
     p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")
     p.add_argument("--min-frequency", type=non_negative_int, default=0,
                    help="keep CFEs seen more than this (>10, >40 sets)")
     p.add_argument("--augment", type=non_negative_int, default=0, metavar="TARGET",
                    help="Algorithm 1: augment CFEs seen fewer than TARGET times in the training split")
-    p.add_argument("--test", type=float, default=0.2, help="held-out share saved beside the generator (default 0.2)")
+    p.add_argument("--test", type=share, default=0.2,
+                   help="held-out share in (0, 1), saved beside the generator (default 0.2)")
     p.add_argument("--seed", type=non_negative_int, default=0)
     add_json_argument(p)
     p.set_defaults(run=run_learn)
+
+
+def widths(text: str) -> tuple[int, ...]:
+    """``--hidden 256,256``: one or more layer widths >= 1."""
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        values = tuple(int(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected layer widths like 256,256, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise argparse.ArgumentTypeError(f"layer widths must be integers >= 1, got {text!r}")
+    return values
+
+
+def share(text: str) -> float:
+    """A fraction strictly between 0 and 1."""
+    value = _number(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a share in (0, 1), got {text!r}")
+    return value
+
+
+def probability(text: str) -> float:
+    value = _number(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a probability in [0, 1], got {text!r}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
+def held_out_path(out: str) -> str:
+    """Where setcover-learn writes the held-out agents: ``GEN.test.npz`` beside ``GEN.npz``."""
+    return str(out).removesuffix(".npz") + ".test.npz"
 
 
 def run_data(args: argparse.Namespace) -> int:
@@ -68,11 +110,17 @@ def run_learn(args: argparse.Namespace) -> int:
     train_set, test_set = split(data, args.test, args.seed)
     if args.augment:
         train_set = augment(train_set, args.augment, seed=args.seed)
-    hidden = tuple(int(h) for h in args.hidden.split(",") if h)
-    generator = train(args.generator, train_set, hidden, args.seed, args.max_iter, k=args.k)
+    if args.generator == "knn" and args.k is not None and args.k > len(train_set):
+        raise OptionError(f"--k {args.k}: only {len(train_set)} training agents to take neighbours from")
+    if args.generator != "knn":
+        layers = [data.instance.n_features, *args.hidden, max(data.instance.n_actions, len(set(train_set.actions)))]
+        weights = sum(a * b for a, b in zip(layers, layers[1:]))
+        # the weights, their gradients and Adam's two moments, in float64, and the activations of a batch
+        require_memory(8.0 * (4 * weights + 512 * sum(layers)), f"a network of {weights:,} weights (--hidden)")
+    generator = train(args.generator, train_set, args.hidden, args.seed, args.max_iter, k=args.k)
     generator.info.update(data=str(args.data), min_frequency=args.min_frequency, augment=args.augment)
     generator.save(args.out)
-    test_path = str(args.out).removesuffix(".npz") + ".test.npz"
+    test_path = held_out_path(args.out)
     test_set.save(test_path)
     line = (f"{args.out}: {args.generator} generator trained on {len(train_set)} agents "
             f"({generator.info.get('epochs', 0)} epochs, {generator.info['seconds']:.1f} s); "

@@ -6,14 +6,14 @@ import argparse
 
 from ..inputs import make_path_file
 from ..strategy import Strategy
-from .common import (add_json_argument, add_model_arguments, add_output_argument, emit, model_from_args,
-                     non_negative_int, positive_int)
+from .common import (add_input_argument, add_json_argument, add_model_arguments, add_output_argument, emit,
+                     model_from_args, non_negative_int, positive_int)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="write an observed path sampled under a strategy (seeded)")
     add_model_arguments(p)
-    p.add_argument("--strategy", "-s", metavar="S.json", help="the strategy (default: the uniform one)")
+    add_input_argument(p, "--strategy", "-s", metavar="S.json", help="the strategy (default: the uniform one)")
     p.add_argument("--steps", "-T", type=positive_int, required=True, metavar="T", help="number of steps")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the simulation (default 0)")
     add_output_argument(p, "--out", "-o", required=True, metavar="P.json", help="the path file to write")

@@ -11,9 +11,9 @@ from ..counterfactual.task import CounterfactualStrategies, strategy_items
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
 from ..report import write_text
-from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_output_argument,
-                     add_plot_argument, batch_exit_code, emit, model_file, model_from_args, positive_int,
-                     require_single, run_batch_command, status_exit_code)
+from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments,
+                     add_output_argument, add_plot_argument, batch_exit_code, emit, model_file, model_from_args,
+                     positive_int, require_single, run_batch_command, status_exit_code)
 
 #: the default time limit of ``strategy`` (seconds): the MIQCQP is an anytime search with no natural end
 TIME_LIMIT = 600.0
@@ -23,9 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("strategy", help="the smallest change to a strategy that brings P(F bad) under a bound")
     add_model_arguments(p)
     strategies = p.add_mutually_exclusive_group(required=True)
-    strategies.add_argument("--strategy", "-s", metavar="S.json", help="the initial strategy σ")
-    strategies.add_argument("--strategies", metavar="FILE.jsonl",
-                            help="a batch: one initial strategy per line (JSON lines), each with every --prop")
+    add_input_argument(strategies, "--strategy", "-s", metavar="S.json", help="the initial strategy σ")
+    add_input_argument(strategies, "--strategies", metavar="FILE.jsonl",
+                       help="a batch: one initial strategy per line (JSON lines), each with every --prop")
     p.add_argument("--prop", "-p", required=True, action="append", metavar="PCTL",
                    help="""the bound to meet, e.g. 'P<=0.2 [F "rejected"]' (also P<, and P>=/P> when sound); """
                         "repeatable: a batch of every strategy with every bound")

@@ -238,14 +238,24 @@ def _read_csv(p: Path, name: str) -> _Rows:
 
 
 def _parse_csv(text: str, name: str) -> tuple[list[str], list[list[str]], Callable[[int], int]]:
-    """The header row, the non-blank data rows and the line finder of a CSV text."""
+    """The header row, the non-blank data rows and the line finder of a CSV text. Strict CSV: a quoted cell that is
+    never closed, or text after a closing quote, is an error naming the line where the row starts."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    done = 0                                         # the last line of the rows read so far
     try:
         with _no_cycle_collection():
-            reader = csv.reader(io.StringIO(text, newline=""))
             header = next(reader)
-            data = [row for row in reader if not _is_blank(row)]
+            done = reader.line_num
+            data = []
+            for row in reader:
+                if not _is_blank(row):
+                    data.append(row)
+                done = reader.line_num
     except csv.Error as err:
-        raise LogError(f"{name}: not valid CSV ({err})") from None
+        if str(err) == "unexpected end of data":
+            raise LogError(f"{name}:{done + 1}: a quoted cell starts in this row and is never closed (a \" is "
+                           "missing)") from None
+        raise LogError(f"{name}:{done + 1}: not valid CSV ({err})") from None
     return header, data, _line_finder(text)
 
 
@@ -340,9 +350,13 @@ def _check_timestamps(rows: _Rows, cases: _Cases, source: str) -> None:
 
 def _timestamp(text: str, where: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         pass
+    else:
+        if not math.isfinite(value):                 # nan would make every comparison false: no order check
+            raise LogError(f"{where}timestamp '{text}' is not a finite number")
+        return value
     try:
         t = datetime.fromisoformat(text)
     except ValueError:

@@ -12,6 +12,7 @@ Rewards: ``rewards`` maps a reward model name to a cost per action (``{"cost": {
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -87,6 +88,7 @@ class LearnProblem:
                                  f"{', '.join(self.labels) or 'none'})")
         set_("rewards", self._reward_models())
         set_("properties", tuple(self.properties))
+        self._require_known_labels()
         for key, suffixes in (("model_path", (".prism", ".nm")), ("drn_path", (".drn",)), ("strategy_path", ())):
             set_(key, _output_path(getattr(self, key), suffixes))
 
@@ -107,6 +109,18 @@ class LearnProblem:
                                      f"(observations: {_some(self.log.observations)})")
             out[name] = observations
         return out
+
+    def _require_known_labels(self) -> None:
+        """A property may only name labels the learned model will have: an observation of the log (by its PRISM
+        identifier) or a grouped label. Said before learning, with what the log holds."""
+        known = set(self.observation_ids.values()) | set(self.labels) | {"init", "deadlock"}
+        for text in self.properties:
+            for name in re.findall(r'"([^"]*)"', re.sub(r'\{"[^"]*"\}', "", text)):
+                if name not in known:
+                    log, labels = self.log, _some(sorted(known - {"init", "deadlock"}))
+                    raise LearnError(f"property '{text}' names the label \"{name}\", but no event of {log.source} "
+                                     f"({log.n_cases} cases, {log.events} events) is observed as '{name}' and no "
+                                     f"grouped label is named so (labels: {labels})")
 
     def _reward_models(self) -> dict[str, dict[str, Fraction]]:
         out = {}

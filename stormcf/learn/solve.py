@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..deadline import Deadline
-from ..errors import StormcfError, VerificationFailure
+from ..errors import OutputError, StormcfError, VerificationFailure
 from ..model import ExplicitModel
 from ..report import temporary_beside
 from ..storm import load_model
@@ -126,10 +126,17 @@ def _built_by_storm(text: str, target: Path, files: dict[Path, Path]) -> Explici
 
 
 def _staged(target: Path, write) -> Path:
-    """A new file beside ``target`` (same suffix) that ``write(path)`` filled."""
-    name = temporary_beside(target, suffix=target.suffix)     # Storm reads the staged file by its suffix
+    """A new file beside ``target`` (same suffix) that ``write(path)`` filled; a full disk or a file size limit
+    raises :class:`OutputError` naming ``target``."""
+    try:
+        name = temporary_beside(target, suffix=target.suffix)     # Storm reads the staged file by its suffix
+    except OSError as err:
+        raise OutputError(f"{target}: cannot write ({err.strerror})") from None
     try:
         write(name)
+    except OSError as err:
+        Path(name).unlink(missing_ok=True)
+        raise OutputError(f"{target}: cannot write ({err.strerror})") from None
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise

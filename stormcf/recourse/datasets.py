@@ -16,7 +16,8 @@ on a 70 % training split drawn with the seed. scikit-learn has no dropout (the a
 (numpy arrays with a numpy ``predict``, also right after training) and cached in ``$STORMCF_CACHE`` (default
 ``~/.cache/stormcf``) as an ``.npz`` of arrays with JSON metadata (never a pickle: reading it cannot run code), under
 a SHA-256 key of the data, the split, the settings, the seed and the scikit-learn and numpy versions; a cache file
-whose key, layout or shapes do not fit is ignored and the network trained again.
+whose key, layout or shapes do not fit is ignored and the network trained again, and a cache that cannot be written
+(read-only, full) is skipped: the classifier is trained again next time.
 
 Instances (notes §3.1): rows of the training split whose true label and predicted label are both "reject", in the
 order of a seeded random permutation (seed 1); instance I is the I-th of them.
@@ -43,6 +44,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..errors import OutputError
 from ..report import write_npz
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
                       ValueDomain, add)
@@ -333,10 +335,13 @@ def train_classifier(dataset: Dataset, seed: int = 1, cache: bool = True) -> Net
         model.fit(dataset.X[dataset.train], dataset.y[dataset.train])
     classifier = NetworkClassifier.from_pipeline(model, dataset)
     if cache:
-        file.parent.mkdir(parents=True, exist_ok=True)
         meta = {"format": _CACHE_FORMAT, "key": key, "dataset": dataset.name, "seed": seed,
                 "layers": len(classifier.weights)}
-        write_npz(file, meta=json.dumps(meta), **classifier.arrays())
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            write_npz(file, meta=json.dumps(meta), **classifier.arrays())
+        except (OSError, OutputError):       # a read-only or full cache only costs the next run the training
+            pass
     return classifier
 
 

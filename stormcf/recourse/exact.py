@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import storm
+from ..limits import require_memory
 from ..model import ExplicitModel, RewardModel
 from ..reachability import can_reach, optimal_strategy
 from ..solvers.linear import linear_program
@@ -44,6 +45,8 @@ from .problem import RecourseError, RecourseProblem
 
 #: refuse to build plan MDPs larger than this
 MAX_STATES = 2_000_000
+#: refuse to expand a step of the plan MDP into more (state, action, value) candidates than this
+MAX_CANDIDATES = 20_000_000
 #: agreement required between the GA's values and Storm's (relative to max(1, |value|))
 TOLERANCE = 1e-8
 COST, EFFORT, ACCEPT, DONE = "cost", "effort", "accept", "done"
@@ -117,6 +120,7 @@ def plan_mdp(problem: RecourseProblem, max_states: int = MAX_STATES) -> Recourse
     offset, total = 0, 1
     parts: list[tuple[np.ndarray, ...]] = []
     while len(layer_X):
+        _require_layer_fits(problem, layer_used, len(states_X))
         next_X, next_used, src, act, val, cost, effort = [], [], [], [], [], [], []
         for i, action in enumerate(problem.actions):
             free = np.flatnonzero(~layer_used[:, i])
@@ -150,6 +154,17 @@ def plan_mdp(problem: RecourseProblem, max_states: int = MAX_STATES) -> Recourse
         states_X.append(layer_X)
         states_used.append(layer_used)
     return _python_mdp(problem, np.vstack(states_X), total, parts)
+
+
+def _require_layer_fits(problem: RecourseProblem, layer_used: np.ndarray, depth: int) -> None:
+    """Refuse a layer whose (state, action, value) candidates would pass :data:`MAX_CANDIDATES` or the memory
+    (a few float64 copies of every candidate state), before they are allocated."""
+    candidates = sum(int((~layer_used[:, i]).sum()) * a.domain.size for i, a in enumerate(problem.actions))
+    if candidates > MAX_CANDIDATES:
+        raise RecourseError(f"step {depth} of the plan MDP has {candidates:,} (state, action, value) candidates; "
+                            f"at most {MAX_CANDIDATES:,}: use fewer values per action")
+    require_memory(candidates * (32.0 * len(problem.features) + 64),
+                   f"step {depth} of the plan MDP ({candidates:,} candidates)")
 
 
 def unique_rows(X: np.ndarray, used: np.ndarray, x0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -295,7 +295,15 @@ class RecourseProblem:
 
     def with_grid(self, points: int) -> "RecourseProblem":
         """The same problem with every interval of tweaking values discretised into ``points`` values (a finite
-        problem: brute force and Storm's exact optimum apply)."""
+        problem: brute force and Storm's exact optimum apply). The plan MDP's first step alone has a state per value
+        of every interval action: a grid that makes it larger than the plan MDP may be is refused before it is
+        allocated."""
+        from .exact import MAX_STATES
+        intervals = sum(1 for a in self.actions if not a.domain.is_finite)
+        if intervals and points * intervals > MAX_STATES:
+            raise RecourseError(f"a grid of {points:,} values for {intervals} interval actions gives the plan MDP "
+                                f"{points * intervals:,} states in its first step alone; at most {MAX_STATES:,} "
+                                f"(use at most {MAX_STATES // intervals:,} values)")
         actions = [Action(a.name, a.domain.grid(points), a.effect, a.effort, a.pre, a.post, a.feature)
                    for a in self.actions]
         return _replace(self, actions=actions)

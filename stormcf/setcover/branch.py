@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SolverError
+from ..limits import available_memory
 from .problem import TIE_TOLERANCE, SetCoverProblem
 
 #: the search refuses beyond this many queued nodes (memory), pointing to the MILP
@@ -106,6 +107,9 @@ def search(covering: Covering) -> list[Leaf]:
     if not covering.deficit.any():
         return [Leaf(0.0, ())]
     P = covering.pool.size
+    # a queued node holds its deficit, an allowed mask and its actions: bound the queue by a quarter of the memory
+    node_bytes = 8 * covering.deficit.size + P + 8 * int(covering.deficit.sum()) + 200
+    node_limit = max(min(NODE_LIMIT, int(available_memory() / 4 / node_bytes)), 1)
     leaves: list[Leaf] = []
     best = math.inf
     nothing = np.zeros(0, dtype=np.int64)
@@ -135,9 +139,9 @@ def search(covering: Covering) -> list[Leaf]:
             elif child_f <= best + tolerance(best):
                 heapq.heappush(queue, (child_f, pushed, False, child_deficit, allowed, siblings, actions, child_cost))
                 pushed += 1
-        if pushed > NODE_LIMIT:
-            raise SolverError(f"branch and bound queued more than {NODE_LIMIT:,} nodes; use the MILP engine "
-                              f"(method milp)")
+        if pushed + len(leaves) > node_limit:
+            raise SolverError(f"branch and bound queued more than {node_limit:,} nodes and leaves; use the MILP "
+                              f"engine (method milp)")
     return [leaf for leaf in leaves if leaf.cost <= best + tolerance(best)]
 
 

@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import StormcfError
-from ..examples import readable_file
+from ..errors import DataError, InstanceError, OptionError
+from ..examples import parse_json, read_npz
 from ..limits import require_memory
 from ..report import write_npz
 from .family import label_agents
-from .problem import InstanceError, SetCoverInstance
+from .problem import TIE_TOLERANCE, VALUE_LIMIT, SetCoverInstance
 
 COST_MODES = ("real", "int0", "int1")
 THRESHOLDS = ("ones", "first5", "last5", "first10", "last10", "mid5")
@@ -51,6 +51,9 @@ def sparse_thresholds(n: int, kind: str = "ones") -> np.ndarray:
     """t = 1^n (``ones``) or the paper's sparse classifiers (5 or 10 ones)."""
     if kind not in THRESHOLDS:
         raise InstanceError(f"unknown classifier '{kind}': use {', '.join(THRESHOLDS)}")
+    width = {"ones": 1, "first10": 10, "last10": 10}.get(kind, 5)
+    if n < width:
+        raise InstanceError(f"the classifier '{kind}' needs at least {width} features, got {n}")
     t = np.zeros(n, dtype=np.int64)
     span = {"ones": slice(0, n), "first5": slice(0, 5), "last5": slice(n - 5, n), "first10": slice(0, 10),
             "last10": slice(n - 10, n), "mid5": slice((n - 5) // 2, (n - 5) // 2 + 5)}[kind]
@@ -104,25 +107,113 @@ class LabelledAgents:
 
     def save(self, path: str | os.PathLike) -> None:
         width = max((len(a) for a in self.actions), default=0)
-        padded = np.full((len(self), max(width, 1)), -1, dtype=np.int16)
+        index = np.int16 if self.instance.n_actions < 2 ** 15 else np.int32
+        padded = np.full((len(self), max(width, 1)), -1, dtype=index)
         for k, a in enumerate(self.actions):
             padded[k, :len(a)] = a
-        write_npz(path, X=self.X.astype(np.int8), actions=padded, cost=self.cost,
+        X = self.X.astype(np.int8 if self.X.size == 0 or self.X.max() <= 127 else np.int64)
+        write_npz(path, X=X, actions=padded, cost=np.asarray(self.cost, dtype=float),
                   instance=json.dumps(self.instance.to_dict()), info=json.dumps(self.info))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "LabelledAgents":
-        readable_file(path, StormcfError)
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                instance = SetCoverInstance.from_dict(json.loads(str(data["instance"])), str(path))
-                actions = [tuple(int(i) for i in row if i >= 0) for row in data["actions"]]
-                out = cls(instance, data["X"].astype(np.int64), actions, data["cost"], json.loads(str(data["info"])))
-        except (OSError, KeyError, ValueError) as err:
-            raise StormcfError(f"{path}: not a labelled set-cover data set (.npz from setcover-data): {err}") from None
-        if out.X.shape[1] != instance.n_features:
-            raise StormcfError(f"{path}: agents have {out.X.shape[1]} features, the instance {instance.n_features}")
-        return out
+        """Read a labelled data set (``.npz`` from setcover-data or setcover-learn) and validate every part: the
+        instance, the agents (integers >= 0, negative), the labels (action indices of the instance, in ascending
+        order, each a cover of its agent) and their costs (finite, the labels' costs). One line naming the file
+        and the array for anything else."""
+        arrays = read_npz(path, DataError, "a labelled set-cover data set (.npz from setcover-data)")
+        for key in ("X", "actions", "cost", "instance", "info"):
+            if key not in arrays:
+                raise DataError(f"{path}: not a labelled set-cover data set: the array '{key}' is missing")
+        instance = SetCoverInstance.from_dict(_json_array(arrays, "instance", path), str(path))
+        info = _json_array(arrays, "info", path)
+        if not isinstance(info, dict):
+            raise DataError(f"{path}: 'info' must be a JSON object, got {type(info).__name__}")
+        X = _integer_matrix(arrays["X"], "X", path, low=0, high=VALUE_LIMIT)
+        labels = _integer_matrix(arrays["actions"], "actions", path, low=-1, high=instance.n_actions - 1)
+        cost = np.asarray(arrays["cost"])
+        if cost.ndim != 1 or cost.dtype.kind not in "iuf":
+            raise DataError(f"{path}: 'cost' must be a vector of numbers, got {cost.dtype} of shape {cost.shape}")
+        cost = cost.astype(float)
+        if X.shape[1] != instance.n_features:
+            raise DataError(f"{path}: agents (X) have {X.shape[1]} features, the instance {instance.n_features}")
+        if not len(X) == len(labels) == len(cost):
+            raise DataError(f"{path}: {len(X)} agents (X), {len(labels)} labels (actions) and {len(cost)} costs "
+                            "(cost); they must match")
+        if len(X) == 0:
+            raise DataError(f"{path}: the data set has no agents")
+        bad = np.flatnonzero(~np.isfinite(cost) | (cost < 0))
+        if bad.size:
+            raise DataError(f"{path}: cost[{bad[0]}] = {float(cost[bad[0]])!r}; costs must be finite and >= 0")
+        actions = _label_sets(labels, instance, path)
+        _require_consistent(instance, X, labels, cost, path)
+        return cls(instance, X, actions, cost, info)
+
+
+def _json_array(arrays: dict[str, np.ndarray], key: str, path: str | os.PathLike) -> Any:
+    value = arrays[key]
+    if value.ndim != 0 or value.dtype.kind != "U":
+        raise DataError(f"{path}: '{key}' must be a JSON text, got {value.dtype} of shape {value.shape}")
+    try:
+        return parse_json(str(value))
+    except ValueError as err:
+        raise DataError(f"{path}: '{key}' is not valid JSON ({err})") from None
+
+
+def _integer_matrix(value: np.ndarray, key: str, path: str | os.PathLike, low: int, high: int) -> np.ndarray:
+    """A 2-D integer array with entries in [low, high] (as int64)."""
+    if value.ndim != 2 or value.dtype.kind not in "iub":
+        raise DataError(f"{path}: '{key}' must be a matrix of integers, got {value.dtype} of shape {value.shape}")
+    out = value.astype(np.int64)
+    bad = np.argwhere((out < low) | (out > high))
+    if bad.size:
+        r, c = (int(v) for v in bad[0])
+        raise DataError(f"{path}: {key}[{r}, {c}] = {out[r, c]}; expected an integer in [{low}, {high}]"
+                        + (f" (the instance has {high + 1} actions)" if key == "actions" else ""))
+    return out
+
+
+def _label_sets(labels: np.ndarray, instance: SetCoverInstance, path: str | os.PathLike) -> list[tuple[int, ...]]:
+    """The CFE of every row: action indices padded with -1 at the end, at least one action, ascending (strictly
+    for 0/1 instances, where a CFE is a set)."""
+    padding = labels < 0
+    if labels.shape[1] == 0 or padding[:, 0].any():
+        r = int(np.flatnonzero(padding[:, 0])[0]) if labels.shape[1] else 0
+        raise DataError(f"{path}: actions[{r}] is empty; every agent's label has at least one action")
+    holes = padding[:, :-1] & ~padding[:, 1:]
+    steps = np.diff(labels, axis=1)
+    descending = ~padding[:, 1:] & ((steps <= 0) if instance.binary else (steps < 0))
+    for bad, why in ((holes, "an action after the padding -1"),
+                     (descending, "actions not in ascending order" + (" (or repeated)" if instance.binary else ""))):
+        if bad.any():
+            raise DataError(f"{path}: actions[{int(np.argwhere(bad)[0, 0])}]: {why}")
+    return [tuple(int(i) for i in row[row >= 0]) for row in labels]
+
+
+def _require_consistent(instance: SetCoverInstance, X: np.ndarray, labels: np.ndarray, cost: np.ndarray,
+                        path: str | os.PathLike, chunk: int = 1 << 20) -> None:
+    """Every agent is negative, its label covers it (x + Σ e_i >= t) and costs what the file says (Σ c_i / p_i)."""
+    effects = np.vstack([instance.effects, np.zeros((1, instance.n_features), dtype=np.int64)])
+    costs = np.append(instance.expected_costs, 0.0)
+    rows = max(chunk // max(labels.shape[1] * instance.n_features, 1), 1)
+    for start in range(0, len(X), rows):
+        x, lab, c = X[start:start + rows], labels[start:start + rows], cost[start:start + rows]
+        lab = np.where(lab < 0, instance.n_actions, lab)
+        positive = np.flatnonzero(instance.is_positive(x))
+        if positive.size:
+            raise DataError(f"{path}: agent X[{start + positive[0]}] is already positive; a data set labels "
+                            "negative agents")
+        invalid = np.flatnonzero(~instance.is_positive(x + effects[lab].sum(axis=1)))
+        if invalid.size:
+            r = start + int(invalid[0])
+            raise DataError(f"{path}: the label actions[{r}] does not turn agent X[{r}] positive (the labels "
+                            "contradict the agents)")
+        total = costs[lab].sum(axis=1)
+        wrong = np.flatnonzero(np.abs(total - c) > TIE_TOLERANCE * np.maximum(1.0, np.abs(total)) * 10)
+        if wrong.size:
+            r = start + int(wrong[0])
+            raise DataError(f"{path}: cost[{r}] = {float(c[wrong[0]])!r}, but its label's actions cost "
+                            f"{float(total[wrong[0]])!r}")
 
 
 def label(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", max_size: int = 3,
@@ -143,16 +234,27 @@ def label(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", max_
 
 
 def frequency_filter(data: LabelledAgents, more_than: int) -> LabelledAgents:
-    """Keep agents whose CFE occurs more than ``more_than`` times in the whole data set (``>10``, ``>40``)."""
+    """Keep agents whose CFE occurs more than ``more_than`` times in the whole data set (``>10``, ``>40``); refuse
+    a filter that keeps no agent."""
     _, inverse, counts = np.unique(np.array([_key(a) for a in data.actions]), return_inverse=True,
                                    return_counts=True)
-    return data.subset(np.flatnonzero(counts[inverse] > more_than))
+    kept = data.subset(np.flatnonzero(counts[inverse] > more_than))
+    if len(kept) == 0:
+        raise OptionError(f"no CFE occurs more than {more_than} times (the most frequent one: {int(counts.max())} "
+                          f"times in {len(data)} agents): the frequency filter leaves no agent")
+    return kept
 
 
 def split(data: LabelledAgents, test: float = 0.2, seed: int = 0) -> tuple[LabelledAgents, LabelledAgents]:
-    """A uniformly random train/test split (80/20 by default)."""
+    """A uniformly random train/test split (80/20 by default); the held-out share ``test`` is in (0, 1) and both
+    parts get at least one agent."""
+    if not 0 < test < 1:
+        raise OptionError(f"the held-out share must be in (0, 1), got {test!r}")
     order = np.random.default_rng(seed).permutation(len(data))
     cut = int(round(len(data) * (1 - test)))
+    if not 0 < cut < len(data):
+        raise OptionError(f"a held-out share of {test:g} of {len(data)} agents leaves "
+                          f"{'no agent to train on' if cut == 0 else 'no agent held out'}")
     return data.subset(np.sort(order[:cut])), data.subset(np.sort(order[cut:]))
 
 
@@ -163,12 +265,25 @@ def _key(actions: tuple[int, ...]) -> str:
 def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.5, draws: int = 100_000,
              costs: str = "real", thresholds: str = "ones", method: str = "storm", max_size: int = 3,
              seed: int = 0) -> LabelledAgents:
-    """The paper's data set: instance, agent pool, labels (see the module docstring)."""
+    """The paper's data set: instance, agent pool, labels (see the module docstring). Refuses probabilities outside
+    [0, 1], an empty pool (no negative agent drawn) and a data set where no agent keeps a label."""
+    for name, p in (("feature probability p_f", p_f), ("effect probability p_a", p_a)):
+        if not 0 <= p <= 1:                                    # also NaN
+            raise OptionError(f"the {name} must be in [0, 1], got {p!r}")
+    if max_size < 1:
+        raise OptionError(f"the largest CFE size must be >= 1, got {max_size}")
     # the instance's effects (actions x n) and the pool's draws (draws x n), a few float64 copies of each
     require_memory(4 * 8 * n * (actions + draws), f"{draws} agents of {n} features and {actions} actions")
     instance = paper_instance(n, actions, p_a, costs, thresholds, seed)
     X = agent_pool(instance, draws, p_f, seed + 1)
+    if len(X) == 0:
+        raise OptionError(f"none of the {draws} agents drawn with p_f={p_f:g} is negative: nothing to label")
     data = label(instance, X, method, max_size)
+    if len(data) == 0:
+        info = data.info
+        raise OptionError(f"no agent keeps a label: of {info['agents']} negative agents, {info['infeasible']} have no "
+                          f"CFE (effect probability p_a={p_a:g}), {info['tied']} have tied optima and "
+                          f"{info['too_large']} need more than {max_size} actions")
     data.info.update({"n": n, "actions": actions, "p_f": p_f, "p_a": p_a, "draws": draws, "costs": costs,
                       "thresholds": thresholds, "seed": seed})
     return data

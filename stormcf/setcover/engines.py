@@ -43,8 +43,11 @@ METHODS = EXACT + ("greedy",)
 ORDERED = ("dp", "storm")
 #: brute force enumerates 2^A' subsets of the A' effective actions
 BRUTEFORCE_LIMIT = 20
-#: the canonical choice among tied optima examines at most this many candidate sets
+#: the canonical choice among tied optima examines at most this many candidate sets, of at most this many action
+#: entries in all, in batches of about this many (action, feature) entries (memory)
 TIE_SEARCH_LIMIT = 1_000_000
+TIE_ENTRY_LIMIT = 10_000_000
+TIE_CHUNK = 1 << 22
 #: the property Storm checks
 RMIN = 'R{"cost"}min=? [F "goal"]'
 
@@ -84,22 +87,29 @@ def infeasible() -> EngineSolution:
 # ==================================================================================================== ties
 def canonical_set(problem: SetCoverProblem, value: float, pool) -> tuple[int, ...]:
     """The least-cardinality, then lexicographically least, subset of ``pool`` that covers the agent at cost
-    ``value`` (within the tolerance). Subsets are tried by size, each size as one vectorised batch."""
+    ``value`` (within the tolerance). Subsets are tried by size, each size in vectorised batches of at most
+    :data:`TIE_CHUNK` action entries; at most :data:`TIE_SEARCH_LIMIT` sets and :data:`TIE_ENTRY_LIMIT` entries in
+    all (multisets of thousands of actions, with large multicover thresholds, are refused)."""
     inst, x = problem.instance, problem.agent
     pool = np.array(sorted(int(i) for i in pool), dtype=np.int64)
     subsets = itertools.combinations if inst.binary else itertools.combinations_with_replacement
     longest = pool.size if inst.binary else int(repeat_bounds(problem).sum())
-    tried = 0
+    tried = entries = 0
     for r in range(1, longest + 1):
-        tried += math.comb(pool.size, r) if inst.binary else math.comb(pool.size + r - 1, r)
-        if tried > TIE_SEARCH_LIMIT:
-            raise SolverError(f"more than {TIE_SEARCH_LIMIT:,} tied candidate sets; cannot pick the canonical optimum")
-        combos = pool[np.array(list(subsets(range(pool.size), r)), dtype=np.int64)]
-        final = x + inst.effects[combos].sum(axis=1)
-        cost = inst.expected_costs[combos].sum(axis=1)
-        ok = np.all(final >= inst.thresholds, axis=1) & (cost <= value + TIE_TOLERANCE * max(1.0, abs(value)))
-        if ok.any():
-            return tuple(int(i) for i in combos[int(np.argmax(ok))])
+        count = math.comb(pool.size, r) if inst.binary else math.comb(pool.size + r - 1, r)
+        tried, entries = tried + count, entries + count * r
+        if tried > TIE_SEARCH_LIMIT or entries > TIE_ENTRY_LIMIT:
+            raise SolverError(f"more than {min(tried, TIE_SEARCH_LIMIT):,} tied candidate sets (of up to {r} "
+                              "actions); cannot pick the canonical optimum")
+        candidates = subsets(range(pool.size), r)
+        rows = max(TIE_CHUNK // (r * max(inst.n_features, 1)), 1)
+        while chunk := list(itertools.islice(candidates, rows)):
+            combos = pool[np.array(chunk, dtype=np.int64)]
+            final = x + inst.effects[combos].sum(axis=1)
+            cost = inst.expected_costs[combos].sum(axis=1)
+            ok = np.all(final >= inst.thresholds, axis=1) & (cost <= value + TIE_TOLERANCE * max(1.0, abs(value)))
+            if ok.any():
+                return tuple(int(i) for i in combos[int(np.argmax(ok))])
     raise SolverError("no optimal set among the optimal first steps (inconsistent optimal values)")
 
 

@@ -37,6 +37,11 @@ from ..examples import read_json
 
 #: optimal-cost ties and optimality are decided within this relative tolerance (of max(1, |cost|))
 TIE_TOLERANCE = 1e-9
+#: the largest feature value, threshold, effect or precondition (sums of thousands of them stay within int64)
+VALUE_LIMIT = 2 ** 31 - 1
+#: the most units an agent may miss, Σ_j max(t_j − x_j, 0): a minimal plan takes at most one action per unit, and
+#: the engines, the canonical choice among ties and Storm's check of the plan grow with it
+DEFICIT_LIMIT = 10_000
 
 
 def _int_vector(value: Any, n: int | None, where: str, minimum: int = 0) -> np.ndarray:
@@ -49,8 +54,8 @@ def _int_vector(value: Any, n: int | None, where: str, minimum: int = 0) -> np.n
             v = int(v)
         if isinstance(v, (float, np.floating)) and float(v).is_integer():
             v = int(v)
-        if not isinstance(v, (int, np.integer)) or v < minimum:
-            raise InstanceError(f"{where}[{k}]: expected an integer >= {minimum}, got {v!r}")
+        if not isinstance(v, (int, np.integer)) or not minimum <= v <= VALUE_LIMIT:
+            raise InstanceError(f"{where}[{k}]: expected an integer in [{minimum}, 2^31 - 1], got {v!r}")
         out.append(int(v))
     if n is not None and len(out) != n:
         raise InstanceError(f"{where}: expected {n} entries (one per feature), got {len(out)}")
@@ -303,6 +308,11 @@ class SetCoverProblem:
     def __post_init__(self) -> None:
         object.__setattr__(self, "agent", _frozen(self.instance.agent(self.agent).copy()))
         self.available      # noqa: B018 (an unknown group fails here, when the problem is built)
+        missing = int(self.deficit().sum())
+        if missing > DEFICIT_LIMIT:
+            raise StateError(f"{self.instance.source}: the agent misses {missing:,} units of its features "
+                             f"(Σ_j max(t_j − x_j, 0), thresholds up to {int(self.instance.thresholds.max()):,}); "
+                             f"stormcf explains at most {DEFICIT_LIMIT:,} (a plan takes up to one action per unit)")
 
     @cached_property
     def available(self) -> np.ndarray:

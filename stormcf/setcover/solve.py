@@ -50,7 +50,8 @@ def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verif
             trans, s0 = agent_transitions(problem)
             mdp = trans.explicit_model(s0, source=f"{problem.instance.source} (agent {problem.agent_text()})")
         except SolverError as err:
-            notes.append(f"optimality proven by the {method} engine, not re-checked by Storm: {err}")
+            notes.append(f"optimality proven by the {method} engine, not re-checked by Storm: {err}"
+                         if solution.optimal else f"Storm's optimum not computed: {err}")
         if mdp is not None:
             rmin = check_model(mdp, RMIN, subject=f"projected MDP ({mdp.n_states} states, {mdp.n_choices} choices)",
                                **({"expected": solution.value} if solution.optimal else {})).confirm()

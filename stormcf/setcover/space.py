@@ -26,11 +26,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import SolverError
+from ..limits import require_memory
 from ..model import ExplicitModel, RewardModel
 from .problem import SetCoverInstance
 
 #: largest number of states built for one space (DP or Storm); beyond it the engines refuse (use the MILP)
 STATE_LIMIT = 2_000_000
+#: largest number of state-action pairs of a space (its tables: successor, enabled, Q-values); the paper's n = 20
+#: family has 163,512 states x 100 actions = 1.6e7
+CHOICE_LIMIT = 50_000_000
+#: state-action pairs expanded at once in the breadth-first search (bounds its temporaries to ~100 MB)
+EXPANSION_CHUNK = 1 << 22
 #: largest product of radices a code may take (int64 with room for the successor arithmetic)
 CODE_LIMIT = 2 ** 62
 #: spaces of at most this many codes are searched and indexed with dense tables (a mask and an int32 table)
@@ -138,29 +144,47 @@ class StateSpace:
 
     # ------------------------------------------------------------------------------------------------ graph
     def reachable(self, sources: np.ndarray, limit: int = STATE_LIMIT) -> "Transitions":
-        """The states reachable from the codes ``sources`` and the successor table (breadth-first, by frontier)."""
+        """The states reachable from the codes ``sources`` and the successor table (breadth-first, by frontier).
+
+        At most ``limit`` states and :data:`CHOICE_LIMIT` state-action pairs (the tables of :class:`Transitions`
+        hold about 26 bytes per pair); each frontier is expanded in chunks of :data:`EXPANSION_CHUNK` pairs, so the
+        search stops as soon as a level passes the limit, before its successors are all allocated."""
+        A = max(len(self.available), 1)
+        limit = min(limit, max(CHOICE_LIMIT // A, 1))
         frontier = np.unique(np.asarray(sources, dtype=np.int64))
         if self.dense:
             seen = np.zeros(int(self.size), dtype=bool)
             seen[frontier] = True
-            count = frontier.size
         else:
             seen = frontier
+        count = frontier.size
+        rows = max(EXPANSION_CHUNK // A, 1)
         while frontier.size:
-            nxt = np.where(self.enabled(frontier), self.successors(frontier), frontier[:, None]).ravel()
-            if self.dense:
-                fresh = np.zeros_like(seen)
-                fresh[nxt[~seen[nxt]]] = True
-                frontier = np.flatnonzero(fresh)
-                seen |= fresh
-                count += frontier.size
-            else:
-                frontier = np.setdiff1d(np.unique(nxt), seen, assume_unique=True)
+            found: list[np.ndarray] = []
+            pending = 0                                   # new codes found in this level so far (an upper bound)
+            for start in range(0, frontier.size, rows):
+                part = frontier[start:start + rows]
+                nxt = np.unique(np.where(self.enabled(part), self.successors(part), part[:, None]))
+                if self.dense:
+                    new = nxt[~seen[nxt]]
+                    seen[new] = True
+                else:
+                    at = np.minimum(np.searchsorted(seen, nxt), seen.size - 1)
+                    new = nxt[seen[at] != nxt]
+                found.append(new)
+                pending += new.size
+                if count + pending > limit and not self.dense and len(found) > 1:
+                    found = [np.unique(np.concatenate(found))]    # chunks of one level may overlap
+                    pending = found[0].size
+                if count + pending > limit:
+                    raise SolverError(f"the projected MDP has more than {limit:,} reachable states ({A} actions: "
+                                      f"at most {CHOICE_LIMIT:,} state-action pairs); use the branch-and-bound or "
+                                      f"MILP engine (method bnb or milp)")
+            frontier = np.unique(np.concatenate(found)) if found else frontier[:0]
+            count += frontier.size
+            if not self.dense:
                 seen = np.union1d(seen, frontier)
-                count = seen.size
-            if count > limit:
-                raise SolverError(f"the projected MDP has more than {limit:,} reachable states; "
-                                  f"use the branch-and-bound or MILP engine (method bnb or milp)")
+        require_memory(26.0 * count * A, f"the projected MDP's tables ({count:,} states x {A} actions)")
         return Transitions(self, np.flatnonzero(seen) if self.dense else seen)
 
 

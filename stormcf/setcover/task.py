@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping
 
 from ..analysis import Analysis
+from ..batch.run import file_digest, pin_file, require_same_file
 from ..deadline import Deadline
 from ..errors import StateError
 from .data import load_instance
@@ -17,12 +19,25 @@ from .solve import solve_setcover
 
 @dataclass(frozen=True)
 class InstanceFile:
-    """A set-cover instance file (JSON, or a labelled data set ``.npz``): what a batch worker loads once."""
+    """A set-cover instance file (JSON, or a labelled data set ``.npz``): what a batch worker loads once, pinned like
+    a :class:`~stormcf.batch.ModelFile` by its absolute path and SHA-256: a worker in another directory reads the
+    same file there (and refuses one that differs)."""
 
     path: str
+    digest: str | None = None
+    location: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.digest is None:
+            location, digest = pin_file(self.path)
+            object.__setattr__(self, "location", location)
+            object.__setattr__(self, "digest", digest)
 
     def load(self) -> SetCoverInstance:
-        return load_instance(self.path)
+        if self.digest is None or (Path(self.path).is_file() and file_digest(Path(self.path)) == self.digest):
+            return load_instance(self.path)                  # here, the file as the user named it
+        require_same_file(self.path, self.location, self.digest)
+        return load_instance(self.location)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import numpy as np
 import stormpy
 
 from ..errors import PropertyError
+from .precheck import _short, check_expression_text
 
 
 #: formulas whose parts stormpy does not expose (only their printed form): Boolean combinations of state formulas,
@@ -61,13 +62,15 @@ def missing_label(message: str) -> str | None:
 
 def parse_expression(description, text: str):
     """A PRISM expression over the model's variables (and constants), parsed by Storm."""
+    from .formulas import constant_values
+    check_expression_text(text, constant_values(description))     # what would crash Storm's parser
     manager = description.expression_manager
     parser = stormpy.expressions.ExpressionParser(manager)
     parser.set_identifier_mapping({v.name: v.get_expression() for v in manager.get_variables()})
     try:
         return parser.parse_from_string(text, False)
     except Exception as err:
-        raise PropertyError(f"cannot parse the expression {text}: {err}") from None
+        raise PropertyError(f"cannot parse the expression {_short(text)}: {err}") from None
 
 
 #: Boolean connectives combined with numpy over their operands' masks (their operands are evaluated by Storm)
@@ -80,20 +83,33 @@ def evaluate(expression, valuations: Mapping[str, np.ndarray], n: int, kind: typ
     (name -> array), as a bool or float array (``kind``).
 
     Boolean connectives (``&``, ``|``, ``!``, ``=>``, ``<=>``, xor) are combined over the masks of their operands, so
-    that each comparison is evaluated by Storm once per distinct valuation of the few variables *it* reads."""
+    that each comparison is evaluated by Storm once per distinct valuation of the few variables *it* reads. A chain
+    of one connective (``a & b & c ...``, a tree as deep as it is long) is combined in a loop, not by recursion."""
     if kind is bool and expression.is_function_application:
         name = expression.operator.name
         if name == "NOT":
             return ~evaluate(expression.get_operand(0), valuations, n, bool)
         if name in _CONNECTIVES:
-            return _CONNECTIVES[name](evaluate(expression.get_operand(0), valuations, n, bool),
-                                      evaluate(expression.get_operand(1), valuations, n, bool))
+            combine = _CONNECTIVES[name]
+            rights = []
+            while expression.is_function_application and expression.operator.name == name:   # left-deep chain
+                rights.append(expression.get_operand(1))
+                expression = expression.get_operand(0)
+            value = evaluate(expression, valuations, n, bool)
+            for right in reversed(rights):
+                value = combine(value, evaluate(right, valuations, n, bool))
+            return value
+    return _evaluate_atom(expression, valuations, n, kind)
+
+
+def _evaluate_atom(expression, valuations: Mapping[str, np.ndarray], n: int, kind: type) -> np.ndarray:
+    """:func:`evaluate` of an expression Storm evaluates as a whole (once per distinct valuation it reads)."""
     variables = sorted(expression.get_variables(), key=lambda v: v.name)
     missing = [v.name for v in variables if v.name not in valuations]
     if missing:
         known = ", ".join(valuations) or "none"
-        raise PropertyError(f"expression {expression}: '{missing[0]}' is not a state variable of the model "
-                            f"(variables: {known})")
+        raise PropertyError(f"expression {_short(str(expression))}: '{missing[0]}' is not a state variable of the "
+                            f"model (variables: {known})")
     if not variables:
         return np.full(n, _value(expression, kind), dtype=kind)
     columns = [np.asarray(valuations[v.name]) for v in variables]
@@ -120,7 +136,7 @@ def _distinct_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _literal_maker(manager, dtype: np.dtype):
-    if dtype == bool:
+    if np.dtype(dtype).kind == "b":
         return lambda x: manager.boolean(bool(x))
     if np.issubdtype(dtype, np.integer):
         return lambda x: manager.integer(int(x))
@@ -131,4 +147,4 @@ def _value(expression, kind: type):
     try:
         return expression.evaluate_as_bool() if kind is bool else expression.evaluate_as_double()
     except RuntimeError as err:
-        raise PropertyError(f"Storm cannot evaluate the expression {expression}: {err}") from None
+        raise PropertyError(f"Storm cannot evaluate the expression {_short(str(expression))}: {err}") from None

@@ -15,6 +15,7 @@ from ..examples import resolve_file
 from ..limits import STORM_BUILD_HEADROOM, require_headroom
 from ..model import ExplicitModel
 from .extract import Build, _arrays_by_iteration, _arrays_by_umb, _explicit_model
+from . import precheck
 from .handle import StormHandle, _storm_message
 from .isolate import in_thread
 from .rewards import transition_reward_items
@@ -27,7 +28,7 @@ def storm_version() -> str:
 
 
 def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = None, naming: str = "valuation",
-               extraction: str = "umb") -> ExplicitModel:
+               extraction: str = "umb", shown_as: str | None = None) -> ExplicitModel:
     """Parse and build a PRISM (``.prism/.nm/.pm``), JANI (``.jani``) or DRN (``.drn``) model with Storm.
 
     The whole model is built once, with all labels, reward models, state valuations and action names, and every
@@ -39,17 +40,20 @@ def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = Non
         naming: state-naming scheme of the result (see :class:`~stormcf.model.ExplicitModel`).
         extraction: ``"umb"`` (bulk export, the default) or ``"iteration"`` (Python loops over stormpy's entries;
             slow, kept as an independent cross-check for the tests).
+        shown_as: the file's name in messages and in the model's source (default: ``path`` as given), e.g. the
+            name a user gave for a file loaded by its absolute path.
 
     Raises :class:`ModelError` for files stormcf cannot work on (syntax errors, model types other than MDPs and
     DTMCs, several initial states) and :class:`ConstantsError` for undefined or unknown constants. Storm's work runs
     within the active deadline (:func:`~stormcf.storm.isolate.in_thread`).
     """
-    return in_thread(lambda: _load_model(path, constants, naming, extraction), f"loading {path}")
+    shown = str(path) if shown_as is None else shown_as
+    return in_thread(lambda: _load_model(path, constants, naming, extraction, shown), f"loading {shown}")
 
 
 def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, naming: str,
-                extraction: str) -> ExplicitModel:
-    name = str(path)                      # messages name the file as the user gave it
+                extraction: str, shown_as: str) -> ExplicitModel:
+    name = shown_as                       # messages name the file as the user gave it
     file = resolve_file(path)
     suffix = file.suffix.lower()
     build: Build
@@ -60,13 +64,14 @@ def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, nam
             raise ConstantsError(f"{name}: DRN files have no constants")
         build = Build(_build_drn(file, name))
     else:
+        _precheck(file, suffix, name, constants)
         description = _parse_description(file, suffix, name)
         description = _instantiate(description, constants, name)
         timings["parse"], tick = time.perf_counter() - tick, time.perf_counter()
         build = _build(description, name)
     timings["build"], tick = time.perf_counter() - tick, time.perf_counter()
     arrays = _arrays_by_umb(build.handle.model) if extraction == "umb" else _arrays_by_iteration(build.handle.model)
-    source = file.name + (f" ({_constants_text(constants)})" if constants else "")
+    source = Path(name).name + (f" ({_constants_text(constants)})" if constants else "")
     model = _explicit_model(build, arrays, source, naming)
     timings["extract"] = time.perf_counter() - tick
     build.handle.timings.update(timings)
@@ -77,6 +82,21 @@ def load_timings(model: ExplicitModel) -> dict[str, float]:
     """Seconds per phase of loading a model file: ``parse`` (Storm parses the PRISM/JANI file and sets the
     constants), ``build`` (Storm builds the model), ``extract`` (stormcf's explicit model); empty for other models."""
     return dict(model.storm.timings) if isinstance(model.storm, StormHandle) else {}
+
+
+def _precheck(file: Path, suffix: str, name: str, constants: str | Mapping[str, Any] | None) -> None:
+    """Refuse what would crash Storm's parser (:mod:`.precheck`): a division by a constant zero in the file or in the
+    constants' values, nesting too deep."""
+    given = precheck.split_constants(_constants_text(constants))
+    try:
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return                                  # Storm reports an unreadable file
+    if suffix == ".jani":
+        precheck.check_nesting(precheck.tokens(text), name)
+        precheck.given_constants(given, name)
+    else:
+        precheck.check_model_text(text, name, given)
 
 
 def _parse_description(file: Path, suffix: str, name: str):

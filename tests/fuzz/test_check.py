@@ -1,0 +1,45 @@
+"""``stormcf check`` on hostile properties, property files and outputs."""
+import pytest
+
+from . import models
+from .hostile import IMPATIENT, LOAN, Case, write
+
+
+def check(*args):
+    return ["check", LOAN, "-s", IMPATIENT, *args]
+
+
+CASES = [
+    Case("step bound 1/0 (Storm: SIGFPE)", lambda d: check("-p", 'P=? [F<=1/0 "rejected"]'), 2,
+         "division by zero in property"),
+    Case("step bound mod(1,0)", lambda d: check("-p", 'P=? [F<=mod(1,0) "rejected"]'), 2,
+         "division by zero in property"),
+    Case("a property nested 2000 deep (Storm: SIGSEGV)",
+         lambda d: check("-p", f"P=? [F {models.nested_formula(2000)}]"), 2, "nested 2001 deep"),
+    Case("5000 conjuncts (Storm: SIGSEGV)", lambda d: check("-p", f"P=? [F {models.conjuncts(5000)}]"), 2,
+         "chains 4999 operators"),
+    Case("1000 expression conjuncts (was a RecursionError)",
+         lambda d: check("-p", f"P=? [F {models.conjuncts(1000, 's=1')}]"), 0, "P=? [F"),
+    Case("a property file with a crash in it",
+         lambda d: check("--props", write(d, "p.props", 'P=? [F<=1/0 "rejected"]\n')), 2, "division by zero"),
+    Case("a property of 1,000,000 characters", lambda d: check("-p", "P=? [F " + "x" * 1_000_000 + "]"), 2,
+         "characters"),
+    Case("--json onto the strategy", lambda d: ["check", LOAN, "-s", write(d, "s.json", open(IMPATIENT).read()),
+                                                "-p", 'P=? [F "rejected"]', "--json", "s.json"], 2,
+         "--json s.json: is also --strategy"),
+    Case("--json onto the property file",
+         lambda d: ["check", LOAN, "--props", write(d, "p.props", 'Pmax=? [F "rejected"]\n'), "--json", "p.props"], 2,
+         "--json p.props: is also --props"),
+    Case("--json onto the model by another name (a link)", lambda d: _linked(d), 2, "is also the input MODEL"),
+]
+
+
+def _linked(folder):
+    model = write(folder, "m.prism", open(LOAN).read())
+    (folder / "link.prism").symlink_to(model)
+    return ["check", "link.prism", "-p", 'Pmax=? [F "rejected"]', "--json", "m.prism"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_check(case, hostile):
+    hostile(case)
