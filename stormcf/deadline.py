@@ -28,6 +28,7 @@ process stopped at the deadline, :mod:`stormcf.storm.isolate`) bounds itself by 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections import defaultdict
 from contextlib import contextmanager
@@ -40,20 +41,33 @@ from .errors import StormcfError, TimeLimitReached
 _active: ContextVar["Deadline | None"] = ContextVar("stormcf_deadline", default=None)
 
 
+def process_age() -> float:
+    """Seconds since this process started (Linux ``/proc``; 0 where that cannot be read): the time Python's start-up
+    and imports took before a command's deadline was made."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as f:
+            started = int(f.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+        return max(time.clock_gettime(time.CLOCK_BOOTTIME) - started, 0.0)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+
+
 class Deadline:
     """A point in time by which a command must finish (or none), with per-phase timings.
 
     Args:
-        seconds: the budget from now; ``None`` for no limit.
+        seconds: the budget from now (less ``elapsed``); ``None`` for no limit.
         clock: the clock (seconds, monotonic); ``time.perf_counter`` by default.
+        elapsed: seconds already spent (a command's: since its process started, :func:`process_age`).
     """
 
-    def __init__(self, seconds: float | None = None, *, clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(self, seconds: float | None = None, *, clock: Callable[[], float] = time.perf_counter,
+                 elapsed: float = 0.0) -> None:
         if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
             raise StormcfError(f"the time limit must be a positive number of seconds, got {seconds!r}")
         self._clock = clock
         self._until: Callable[[], bool] | None = None
-        self.start = clock()
+        self.start = clock() - elapsed                 # a command's deadline counts from the process's start
         self.end = math.inf if seconds is None else self.start + float(seconds)
         self.timings: dict[str, float] = defaultdict(float)
 

@@ -28,7 +28,7 @@ import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 #: seconds the main thread has to end the process after a SIGTERM or a final Ctrl-C before the watchdog does
 GRACE = 2.0
@@ -206,13 +206,24 @@ def _watch(reader: socket.socket, graceful: bool, endings: list[threading.Timer]
 
 
 @contextmanager
-def stop_after(seconds: float | None, code: int, message: str) -> Iterator[None]:
-    """End the process (children killed, temporary files removed, ``message`` on stderr, exit ``code``) if the block
-    is still running ``seconds`` from now (``None``: never): the outer guarantee of a command's time limit."""
+def stop_after(seconds: float | None, code: int, message: str,
+               last_words: Callable[[], None] | None = None) -> Iterator[None]:
+    """End the process (children killed, temporary files removed, ``last_words()`` called, e.g. to write a document
+    saying so, ``message`` on stderr, exit ``code``) if the block is still running ``seconds`` from now (``None``:
+    never): the outer guarantee of a command's time limit."""
     if seconds is None:
         yield
         return
-    timer = threading.Timer(seconds, _end_process, args=(code, message))
+
+    def stop() -> None:
+        _clean_up()
+        try:
+            if last_words is not None:
+                last_words()
+        finally:
+            _end_process(code, message)
+
+    timer = threading.Timer(seconds, stop)
     timer.daemon = True
     timer.start()
     try:

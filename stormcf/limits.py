@@ -6,6 +6,7 @@ with a message saying why, instead of a failed 30 GiB allocation (or the kernel 
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 
@@ -36,10 +37,29 @@ def require_memory(needed: float, what: str) -> None:
 #: model): std::bad_alloc with 0-2 MiB left, a crash with 3-16 MiB, Storm's "out of memory" at 20 MiB, built from
 #: 24 MiB on
 STORM_BUILD_HEADROOM = 32 * 2 ** 20
+#: address space a new thread reserves for its stack (glibc's default, 8 MiB); with less left, creating one aborts
+#: the process ("cannot allocate memory for thread-local data", exit code 127) instead of raising an error
+THREAD_STACK = 8 * 2 ** 20
 
 #: how running out of memory shows in errors that are no MemoryError: a shared library that cannot be mapped
 #: (an import), Storm's own "out of memory", std::bad_alloc in a message
 _OUT_OF_MEMORY = ("failed to map segment", "cannot allocate memory", "out of memory", "std::bad_alloc")
+
+
+def frugal_threads() -> None:
+    """Make this process's threads cheap in address space, as a command under ``ulimit -v`` needs: one malloc arena
+    for all threads (glibc otherwise reserves 64 MiB per thread that allocates, and a thread that cannot get its
+    memory aborts the process with exit code 127), and single-threaded BLAS (stormcf's kernels are sparse; OpenBLAS
+    would start its threads again after every fork of a Storm check)."""
+    try:
+        ctypes.CDLL(None).mallopt(-8, 1)          # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
+    try:
+        from threadpoolctl import threadpool_limits
+        threadpool_limits(1)
+    except Exception:                             # noqa: BLE001 - only an optimisation
+        pass
 
 
 def require_headroom(needed: int, what: str) -> None:

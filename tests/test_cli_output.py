@@ -83,8 +83,8 @@ def test_help_lists_every_exit_code(cli):
     code, out, _ = cli("--help")
     assert code == 0
     text = " ".join(out.split())
-    for number in ("0 success", "2 bad input", "1 internal error", "3 check", "4 a batch in which an item failed",
-                   "130 interrupted", "141", "143 terminated"):
+    for number in ("0 success", "2 bad input", "1 internal error", "3 check", "4 a batch item failed",
+                   "5 the time limit ran out before there was an answer", "130 interrupted", "141", "143 terminated"):
         assert number in text
 
 

@@ -22,9 +22,9 @@ import warnings
 from importlib import import_module
 
 from .. import console, interrupt
-from ..deadline import Deadline
+from ..deadline import Deadline, process_age
 from ..errors import OutputError, StormcfError, TimeLimitReached
-from ..limits import is_out_of_memory, out_of_memory_message
+from ..limits import frugal_threads, is_out_of_memory, out_of_memory_message
 from .common import TIMEOUT, add_console_arguments, check_outputs
 
 EXIT_CODES = f"""exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
@@ -72,6 +72,7 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    frugal_threads()
     if not _writable(sys.stdout):
         return _fail("error: stdout is closed; stormcf writes its results there (redirect it to a file or "
                      "/dev/null)", 2)
@@ -81,11 +82,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(done.code or 0)
     console.set_verbosity(args.verbosity)
     show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
-    deadline = Deadline(args.time_limit)
+    deadline = Deadline(args.time_limit, elapsed=process_age())      # the limit counts Python's start-up too
     with interrupt.command_signals(getattr(args, "stoppable", False)):
         try:
             with console.native_output(show_native), warnings.catch_warnings(), deadline.active(), \
-                    interrupt.stop_after(_hard_limit(deadline), TIMEOUT, _overrun_message(deadline)):
+                    interrupt.stop_after(_hard_limit(deadline), TIMEOUT, f"timeout: {_overrun_message(deadline)}",
+                                         lambda: _timeout_document(args, _overrun_message(deadline))):
                 if not show_native:               # libraries' warnings are solver chatter too, unless -v
                     warnings.simplefilter("ignore")
                 return _run(args)
@@ -104,7 +106,7 @@ def _hard_limit(deadline: Deadline) -> float | None:
 
 
 def _overrun_message(deadline: Deadline) -> str:
-    return f"timeout: the time limit of {deadline.seconds:g} s ran out; stopped without an answer"
+    return f"the time limit of {deadline.seconds:g} s was reached; stopped without an answer"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -181,13 +183,18 @@ def _flush_stdout() -> None:
 
 def _timeout(args: argparse.Namespace, err: TimeLimitReached) -> int:
     """The time ran out before there was an answer: one line, and with ``--json`` a document of status timeout."""
+    _timeout_document(args, str(err))
+    return _fail(f"timeout: {err}", TIMEOUT)
+
+
+def _timeout_document(args: argparse.Namespace, message: str) -> None:
+    """With ``--json``, the document of a command that has no answer because its time ran out."""
     out = getattr(args, "json", None)
     if out:
         from ..batch import ItemError
         from ..report import write_json
-        document = ItemError(args.command, str(err), "TimeLimitReached", status="timeout").to_dict()
+        document = ItemError(args.command, message, "TimeLimitReached", status="timeout").to_dict()
         write_json(document, out, stream=getattr(args, "result_stream", None))
-    return _fail(f"timeout: {err}", TIMEOUT)
 
 
 def _closed_pipe() -> int:

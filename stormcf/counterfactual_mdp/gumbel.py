@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..console import progress
+from ..deadline import Deadline
 from ..errors import OptionError, PathError
 from ..limits import require_memory
 from ..model import ExplicitModel
@@ -181,7 +182,9 @@ def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.rando
     log_q = np.where(cols >= 0, np.log(np.where(qv > 0, qv, 1.0)), -np.inf)
     counts = np.zeros((n_rows, width))
     step = max(1, _BLOCK // (samples * width))
+    deadline = Deadline.current()
     for a in progress(range(0, n_rows, step), desc=f"Monte Carlo, {samples} samples per row", unit="block"):
+        deadline.check("the Monte Carlo counterfactual probabilities")
         b = min(a + step, n_rows)
         M = rng.gumbel(size=(b - a, samples, 1))
         U = _condition(log_p[a:b, None, :], (pv[a:b] > 0)[:, None, :], (cols[a:b] == k)[:, None, :], M,

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..deadline import Deadline
 from ..errors import LearnError
 
 
@@ -162,7 +163,10 @@ class _RedBlue:
     # ------------------------------------------------------------------------------------------ the loop
     def run(self) -> Automaton:
         self._make_red(0)
+        deadline = Deadline.current()
         while self.blue:
+            if len(self.red) % 256 == 0:
+                deadline.check("IOAlergia's merging")
             b = heapq.heappop(self.blue)
             parent = self.holder.pop(b)
             for r in self.reds.get(self.output[b], ()):

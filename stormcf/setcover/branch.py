@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..deadline import Deadline
 from ..errors import SolverError
 from ..limits import available_memory
 from .problem import TIE_TOLERANCE, SetCoverProblem
@@ -115,8 +116,12 @@ def search(covering: Covering) -> list[Leaf]:
     nothing = np.zeros(0, dtype=np.int64)
     # queue entries: (f, tie-break, priced, deficit, parent's allowed mask, actions excluded on top of it, F, cost)
     queue = [(0.0, 0, False, covering.deficit, np.ones(P, dtype=bool), nothing, (), 0.0)]
-    pushed = 1
+    pushed = popped = 1
+    deadline = Deadline.current()
     while queue:
+        popped += 1
+        if popped % 1024 == 0:
+            deadline.check("branch and bound")
         f, _, priced, deficit, allowed, excluded, chosen, cost = heapq.heappop(queue)
         if f > best + tolerance(best):
             break

@@ -27,6 +27,7 @@ dropped when it ends).
 """
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 import select
@@ -45,6 +46,8 @@ from ..errors import TimeLimitReached
 
 #: seconds between two looks at the deadline and the stop request while children work
 POLL = 0.05
+
+_abandoned: list[threading.Thread] = []
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,12 @@ def first_answer(engines: Sequence[Engine], what: str, deadline: Deadline | None
             child.kill()
 
 
+def abandoned() -> bool:
+    """Whether Storm still works in a thread the deadline gave up on (:func:`in_thread`): the process must then end
+    with ``os._exit`` (Storm's C++ state must not be torn down under it by a normal interpreter exit)."""
+    return any(thread.is_alive() for thread in _abandoned)
+
+
 def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = None) -> Any:
     """``call()`` in a thread of this process (see the module docstring): its result, or its error;
     :class:`~stormcf.errors.TimeLimitReached` when the deadline passes first."""
@@ -117,6 +126,7 @@ def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = No
         while worker.is_alive():
             worker.join(POLL)
             if worker.is_alive() and deadline.out_of_time:
+                _abandoned.append(worker)
                 raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
     if "error" in box:
         raise box["error"]
@@ -175,6 +185,7 @@ class _Child:
 
 def _run_child(call: Callable[[], Any], write: int) -> None:
     try:
+        faulthandler.disable()                      # a crash here is reported by the parent, in one line
         interrupt.die_with_parent()
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         try:

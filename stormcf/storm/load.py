@@ -12,7 +12,7 @@ from stormpy.developer import storage as _storage
 
 from ..errors import ConstantsError, ModelError
 from ..examples import resolve_file
-from ..limits import STORM_BUILD_HEADROOM, require_headroom
+from ..limits import STORM_BUILD_HEADROOM, THREAD_STACK, require_headroom
 from ..model import ExplicitModel
 from .extract import Build, _arrays_by_iteration, _arrays_by_umb, _explicit_model
 from . import precheck
@@ -48,6 +48,7 @@ def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = Non
     within the active deadline (:func:`~stormcf.storm.isolate.in_thread`).
     """
     shown = str(path) if shown_as is None else shown_as
+    require_headroom(STORM_BUILD_HEADROOM + THREAD_STACK, "Storm's model builder")   # its thread's stack too
     return in_thread(lambda: _load_model(path, constants, naming, extraction, shown), f"loading {shown}")
 
 

@@ -1,0 +1,141 @@
+"""Storm calls that cannot hang a command (stormcf.storm.isolate, stormcf.storm.check): model checking in forked child
+processes stopped at the deadline, and fallback engines when value iteration crawls (issue 21: frozenlake4's
+counterfactual strategy check ran for minutes inside Storm's optimistic value iteration).
+
+Time bounds here are generous (several times what the work needs): what they catch is a call that never returns."""
+import importlib
+import os
+import signal
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import stormcf
+from stormcf import interrupt
+from stormcf.deadline import Deadline
+from stormcf.errors import PropertyError, TimeLimitReached
+from stormcf.storm.isolate import Engine, StormCrash, first_answer, in_thread, isolated
+from stormcf.verify import check_model, check_strategy
+
+#: the module stormcf.storm.check (its name is shadowed by the function stormcf.storm.check)
+CHECK = importlib.import_module("stormcf.storm.check")
+DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+
+
+def test_a_stiff_dtmc_is_answered_exactly_instead_of_crawling():
+    """prism_models/stiff.pm leaves a two-state cycle with probability 1e-9 per step: value iteration at relative
+    precision 1e-10 would need about 1e10 sweeps. The fallback answers in exact arithmetic: 1 / (2 - 1e-9)."""
+    model = stormcf.load_model(stormcf.example_path("stiff.pm"))
+    with Deadline(120).active():                   # a crawl would end here as TimeLimitReached, failing the test
+        check = check_model(model, 'P=? [F "bad"]')
+    assert check.method == CHECK.EXACT
+    assert check.exact == Fraction(10**9, 2 * 10**9 - 1)
+
+
+def test_a_stiff_strategy_of_frozenlake4_is_checked_and_the_value_is_right():
+    """The DTMC a solver's strategy induced on frozenlake4 (tests/data/frozenlake4.stiff.json: actions of probability
+    3e-7 leave a cycle), the case that held `stormcf strategy` in Storm for minutes. Storm's value equals a direct
+    linear solve of the same DTMC (numpy, an independent oracle)."""
+    model = stormcf.load_model(stormcf.example_path("frozenlake4.prism"))
+    sigma = stormcf.Strategy.load(model, os.path.join(DATA, "frozenlake4.stiff.json"))
+    with Deadline(120).active():
+        check = check_strategy(sigma, 'P=? [F "hole"]')
+    P = (sigma.matrix() @ model.transitions).toarray()
+    hole = model.labels["hole"]
+    maybe = _can_reach(P, hole) & ~hole
+    A = np.eye(maybe.sum()) - P[np.ix_(maybe, maybe)]
+    x = np.linalg.solve(A, P[np.ix_(maybe, hole)].sum(axis=1))
+    expected = x[np.flatnonzero(maybe) == model.initial_state][0]
+    assert check.value == pytest.approx(expected, rel=1e-9)
+    assert check.method in (CHECK.OPTIMISTIC, CHECK.SOUND, CHECK.EXACT_ON_FLOATS)
+
+
+def _can_reach(P: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """The states with a path to ``target`` in the DTMC ``P`` (a backward closure)."""
+    reach = target.copy()
+    while True:
+        more = reach | (P[:, reach].sum(axis=1) > 0)
+        if (more == reach).all():
+            return reach
+        reach = more
+
+
+def test_the_first_engine_that_answers_wins_and_the_others_are_stopped(tmp_path):
+    marker = tmp_path / "slow-finished"
+
+    def slow():
+        time.sleep(60)
+        marker.write_text("done")
+        return "slow"
+
+    start = time.perf_counter()
+    value, engine = first_answer([Engine("slow", slow), Engine("fast", lambda: "fast", start_after=0.2)], "a test")
+    assert (value, engine.method) == ("fast", "fast")
+    assert time.perf_counter() - start < 30 and not marker.exists()
+
+
+def test_the_deadline_stops_a_call_and_names_it():
+    start = time.perf_counter()
+    with pytest.raises(TimeLimitReached, match="reached during sleeping"):
+        isolated(lambda: time.sleep(60), "sleeping", Deadline(0.5))
+    assert time.perf_counter() - start < 30
+    assert not _children()                        # the child was killed and reaped
+
+
+def test_errors_come_back_typed_and_crashes_are_internal_errors():
+    def refuse():
+        raise PropertyError("not this property")
+    with pytest.raises(PropertyError, match="not this property"):
+        isolated(refuse, "a test")
+    with pytest.raises(StormCrash, match="SIGSEGV during crashing"):
+        isolated(lambda: os.kill(os.getpid(), signal.SIGSEGV), "crashing")
+    assert isolated(lambda: np.arange(3), "a test").tolist() == [0, 1, 2]
+
+
+def test_the_first_ctrl_c_lets_a_check_finish():
+    """The user's first request to stop ends searches, not the Storm check of the answer to report."""
+    interrupt.request()
+    try:
+        assert isolated(lambda: time.sleep(0.3) or 42, "a check") == 42
+    finally:
+        interrupt.clear()
+
+
+def test_in_thread_returns_or_gives_up_at_the_deadline():
+    assert in_thread(lambda: 7, "a test") == 7
+    start = time.perf_counter()
+    with pytest.raises(TimeLimitReached, match="during building"):
+        in_thread(lambda: time.sleep(5), "building", Deadline(0.3))
+    assert time.perf_counter() - start < 4
+
+
+def test_scratch_directories_of_children_are_removed(tmp_path, monkeypatch):
+    """A child writes its temporary files (Storm's model exchange) into a scratch directory of the parent's, which
+    is removed when the child ends or is killed."""
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def write_and_wait():
+        with open(os.path.join(tempfile.gettempdir(), "model.umb"), "w") as f:
+            f.write("x")
+        time.sleep(60)
+    with pytest.raises(TimeLimitReached):
+        isolated(write_and_wait, "writing", Deadline(1.0))
+    assert list(tmp_path.iterdir()) == []
+
+
+def _children() -> list[int]:
+    """This process's live child processes (from /proc)."""
+    me = str(os.getpid())
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me and fields[0] != "Z":
+            out.append(int(pid))
+    return out
