@@ -80,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as done:                    # usage errors (exit 2, one line) and --help/--version (0)
         return int(done.code or 0)
+    except (MemoryError, ImportError) as err:     # the commands' modules could not be loaded: memory ran out
+        if not is_out_of_memory(err):
+            raise
+        return _fail(f"error: {out_of_memory_message(err)}", 2)
     console.set_verbosity(args.verbosity)
     show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
     deadline = Deadline(args.time_limit, elapsed=process_age())      # the limit counts Python's start-up too
