@@ -209,9 +209,9 @@ def seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a time limit in seconds, got {text!r}") from None
     if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a positive, finite time limit in seconds, got {text}")
     return value
 def mc_samples(args: argparse.Namespace, default: int) -> int:
     """``--mc-samples`` (``default`` when not given); refused without ``--estimator mc``, which alone uses it."""

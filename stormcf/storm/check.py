@@ -238,7 +238,7 @@ def _filter_result(kind: str, states: np.ndarray, *, value=None, values=None, ex
                             value if isinstance(value, Fraction) else None, holds,
                             None if values is None else np.array([float(v) for v in values], dtype=float),
                             values if exact else None)
-    return CheckResult(None, None, None, filtered)
+    return CheckResult(None, None, None, filtered=filtered)
 
 
 def require_checkable(model: ExplicitModel, prop: Property) -> None:

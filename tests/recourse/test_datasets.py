@@ -119,11 +119,18 @@ def _npz(**arrays) -> bytes:
     return buffer.getvalue()
 
 
+#: the one use of pickle: a forked child's answer, through a pipe from stormcf's own child process (never a file)
+PIPE_ONLY = ("stormcf/storm/isolate.py",)
+
+
 def test_nothing_stormcf_reads_is_unpickled():
     """Audit: no pickle, joblib.load, torch.load or np.load without allow_pickle=False in stormcf/ and scripts/."""
     root = Path(datasets.__file__).resolve().parents[2]
     for file in [*(root / "stormcf").rglob("*.py"), *(root / "scripts").rglob("*.py")]:
         text = file.read_text()
+        if file.relative_to(root).as_posix() in PIPE_ONLY:
+            assert "open(" not in text and "read_bytes" not in text, file   # it reads no file
+            continue
         assert not re.search(r"^\s*(import|from) (pickle|dill|shelve|marshal)\b", text, re.M), file
         assert not re.search(r"(joblib|torch|pickle)\.loads?\(", text), file
         for call in re.findall(r"np\.load\([^)]*\)", text):
