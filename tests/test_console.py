@@ -85,3 +85,25 @@ def test_progress_is_shown_on_a_terminal_and_silenced_by_quiet():
 def test_no_progress_when_stderr_is_not_a_terminal(stormcf_process):
     run = stormcf_process("recourse", *RECOURSE)
     assert run.code == 0 and run.err == ""
+
+
+def test_an_activity_is_shown_on_a_non_terminal_with_verbose_only_when_it_lasts(capsys):
+    """console.activity: with -v on a non-terminal, a phase that runs longer than its threshold gets a line when it
+    has run that long and one when it ends; a short one, or any without -v, shows nothing."""
+    import time
+
+    from stormcf import console
+    try:
+        console.set_verbosity(console.VERBOSE)
+        with console.activity("a short phase", after=5.0):
+            pass
+        with console.activity("Storm, checking P=? [F goal]", after=0.1):
+            time.sleep(0.5)
+        console.set_verbosity(console.NORMAL)
+        with console.activity("a quiet phase", after=0.1):
+            time.sleep(0.3)
+    finally:
+        console.set_verbosity(console.NORMAL)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "stormcf: Storm, checking P=? [F goal] ..."
+    assert lines[1].startswith("stormcf: Storm, checking P=? [F goal]: done in ") and len(lines) == 2

@@ -7,11 +7,11 @@ learned model and on the true one, side by side.
 from __future__ import annotations
 
 import argparse
-import tempfile
 from pathlib import Path
 
 from ..counterfactual import CounterfactualProblem, solve_counterfactual
 from ..examples import example_path
+from ..interrupt import temporary_directory
 from ..learn import LearnProblem, learn_mdp, read_log, sample_log
 from ..report import Summary, write_json
 from ..storm import load_model, storm_version
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     quiet = args.json == "-"
-    with tempfile.TemporaryDirectory() as scratch:
+    with temporary_directory() as scratch:
         document = _demo(args, Path(args.dir or scratch), quiet)
     if args.json:
         write_json(Summary("demo-learn", document, model=load_model(example_path("loan.prism"))).to_dict(), args.json,

@@ -357,13 +357,14 @@ def solve_counterfactual(problem: CounterfactualProblem, solver: str = "auto", t
         solver: ``auto`` (exact special cases where they apply, else Gurobi, else SCIP), ``gurobi``, ``scip``,
             ``highs`` (linear special cases only). With weights 0,0,r∞ an explicit ``gurobi``/``scip`` solves the
             MIQCQP instead of the bisection (for cross-checks).
-        time_limit: seconds for the whole solve (pre-analysis, every solve and every Storm check); when it runs out
-            the best checked strategy is returned (``suboptimal``) or ``timeout``. Ignored when ``deadline`` is
-            given (a command's one deadline, started when the command started).
+        time_limit: seconds for the whole solve (pre-analysis, every solve and every Storm check), within the
+            active deadline (:meth:`~stormcf.deadline.Deadline.current`); when it runs out the best checked strategy
+            is returned (``suboptimal``) or ``timeout``. Ignored when ``deadline`` is given (a command's one
+            deadline, started when the command started).
         exact: also check the answer in exact rational arithmetic (Storm over ``stormpy.Rational``).
     """
     _check_arguments(solver)
-    deadline = deadline or Deadline(time_limit)
+    deadline = deadline or Deadline.current().sub(seconds=time_limit)
     pre = _preanalysis_or_answer(problem, deadline, exact)
     if isinstance(pre, CounterfactualResult):
         return pre
@@ -400,7 +401,7 @@ def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_we
         raise SolverError(f"the diversity weight must be non-negative, got {diversity_weight}")
     if n > 1 and solver == "highs":
         raise SolverError("diverse counterfactuals need the MIQCQP: the solver gurobi, scip or auto")
-    deadline = deadline or Deadline(time_limit)
+    deadline = deadline or Deadline.current().sub(seconds=time_limit)
     pre = _preanalysis_or_answer(problem, deadline, exact)
     if isinstance(pre, CounterfactualResult):
         return pre

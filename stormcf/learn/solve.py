@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -18,6 +17,7 @@ import numpy as np
 
 from ..deadline import Deadline
 from ..errors import OutputError, StormcfError, VerificationFailure
+from ..interrupt import temporary_directory
 from ..model import ExplicitModel
 from ..report import temporary_beside
 from ..storm import load_model
@@ -58,7 +58,7 @@ def learn_mdp(problem: LearnProblem, deadline: Deadline | None = None) -> LearnR
     timings["write"] = time.perf_counter() - clock
 
     files: dict[Path, Path] = {}                   # staged file -> its target
-    with tempfile.TemporaryDirectory() as scratch:
+    with temporary_directory() as scratch:
         try:
             clock = time.perf_counter()
             model = _built_by_storm(prism, problem.model_path or Path(scratch) / "learned.prism", files)
