@@ -23,9 +23,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+import sys
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Mapping
+from dataclasses import dataclass, field, fields, make_dataclass
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from .deadline import Deadline
 from .errors import OptionError
@@ -37,6 +38,24 @@ _REGISTRY: dict[str, type["Analysis"]] = {}
 @dataclass(frozen=True)
 class NoSettings:
     """The settings of an analysis that has none."""
+
+
+def problem_settings(name: str, problem: type, item: str, extra: Sequence[tuple[str, type, Any]] = ()) -> type:
+    """A frozen settings dataclass with the constructor fields of the dataclass ``problem`` except ``item`` (the
+    field each input item fills: a path, a log), with the same defaults, plus ``extra`` fields ``(name, type,
+    default)``: the parameters every item's problem shares, kept in step with the problem by construction.
+    :func:`problem_fields` gives them back as the problem's keyword arguments."""
+    shared = [(f.name, f.type, field(default=f.default, default_factory=f.default_factory))
+              for f in fields(problem) if f.init and f.name != item]
+    settings = make_dataclass(name, shared + [(n, t, field(default=d)) for n, t, d in extra], frozen=True)
+    settings.__module__ = sys._getframe(1).f_globals["__name__"]   # the caller's module: picklable for workers
+    return settings
+
+
+def problem_fields(settings: Any, problem: type) -> dict[str, Any]:
+    """The fields of ``settings`` that are keyword arguments of the dataclass ``problem``."""
+    names = {f.name for f in fields(problem) if f.init}
+    return {f.name: getattr(settings, f.name) for f in fields(settings) if f.name in names}
 
 
 class Analysis(ABC):

@@ -60,42 +60,49 @@ class Source(Protocol):
 
 
 @dataclass(frozen=True)
-class ModelFile:
-    """A model file with its constants and state naming: what a worker needs to rebuild the model.
+class FilePin:
+    """A user's file pinned where a batch starts: its absolute path and the SHA-256 of its content (both None for a
+    missing or unreadable file: loading it reports that). A worker may run in another working directory or on
+    another machine (Dask): :meth:`readable` gives it the same file, or refuses one that differs, instead of
+    analysing another file of the same name."""
 
-    A worker may run in another working directory or on another machine (Dask), so the file is named by its
-    absolute path and identified by the SHA-256 ``digest`` of its content, both taken where the batch starts; a
-    worker whose file at that path differs (or is missing) refuses to build a model instead of analysing another
-    model of the same name."""
+    location: str | None
+    digest: str | None
+
+    @classmethod
+    def of(cls, path: str) -> "FilePin":
+        try:
+            file = resolve_file(path)
+            return cls(str(file.resolve()), file_digest(file))
+        except (ModelError, OSError):
+            return cls(None, None)
+
+    def readable(self, path: str) -> str:
+        """Where to read ``path`` in this process: as the user named it where that is still the pinned file (the
+        batch's own process), else the pinned absolute path once its content is checked (a worker elsewhere)."""
+        if self.digest is None or (Path(path).is_file() and file_digest(Path(path)) == self.digest):
+            return path
+        require_same_file(path, self.location, self.digest)
+        return self.location
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    """A model file with its constants and state naming: what a worker needs to rebuild the model (the file pinned
+    by :class:`FilePin` where the batch starts)."""
 
     path: str
     constants: str | None = None
     naming: str = "valuation"
-    digest: str | None = None
-    #: the absolute path of the file (taken with ``digest``)
-    location: str | None = None
+    pin: FilePin | None = None
 
     def __post_init__(self) -> None:
-        if self.digest is None:
-            location, digest = pin_file(self.path)
-            object.__setattr__(self, "location", location)
-            object.__setattr__(self, "digest", digest)
+        if self.pin is None:
+            object.__setattr__(self, "pin", FilePin.of(self.path))
 
     def load(self) -> ExplicitModel:
-        if self.digest is not None:
-            require_same_file(self.path, self.location, self.digest)
-        model = load_model(self.location or self.path, constants=self.constants, shown_as=self.path)
+        model = load_model(self.pin.readable(self.path), constants=self.constants, shown_as=self.path)
         return model.with_naming(self.naming) if self.naming != "valuation" else model
-
-
-def pin_file(path: str) -> tuple[str | None, str | None]:
-    """The absolute path and the SHA-256 of a user's file, where a batch starts (None, None for a missing or
-    unreadable file: loading it reports that)."""
-    try:
-        file = resolve_file(path)
-        return str(file.resolve()), file_digest(file)
-    except (ModelError, OSError):
-        return None, None
 
 
 def require_same_file(path: str, location: str, digest: str) -> None:

@@ -2,11 +2,10 @@
 item is the log itself (``None``)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Sequence
 
-from ..analysis import Analysis
+from ..analysis import Analysis, problem_fields, problem_settings
 from ..deadline import Deadline
 from .log import EventLog, read_log
 from .problem import LearnProblem
@@ -25,20 +24,8 @@ class LogFile:
         return read_log(self.path, self.actions)
 
 
-@dataclass(frozen=True)
-class LearnSettings:
-    """The fields of :class:`LearnProblem` after ``log``."""
-
-    alpha: float | str = 0.05
-    labels: Mapping[str, Sequence[str]] = field(default_factory=dict)
-    final_only: frozenset[str] = frozenset()
-    rewards: Mapping[str, Mapping[str, float | str]] = field(default_factory=dict)
-    laplace: float = 0.0
-    learner: str = "stormcf"
-    model_path: Path | None = None
-    strategy_path: Path | None = None
-    drn_path: Path | None = None
-    properties: Sequence[str] = ()
+#: the fields of :class:`LearnProblem` after ``log``
+LearnSettings = problem_settings("LearnSettings", LearnProblem, item="log")
 
 
 class ModelLearning(Analysis):
@@ -49,9 +36,7 @@ class ModelLearning(Analysis):
     columns = {"states": lambda r: r.model.n_states}
 
     def problem(self, log: EventLog, data: Any, where: str | None) -> LearnProblem:
-        s = self.settings
-        return LearnProblem(log, s.alpha, s.labels, s.final_only, s.rewards, s.laplace, s.learner, s.model_path,
-                            s.strategy_path, s.drn_path, s.properties)
+        return LearnProblem(log, **problem_fields(self.settings, LearnProblem))
 
     def solve(self, problem: LearnProblem, deadline: Deadline) -> LearnResult:
         return learn_mdp(problem, deadline)

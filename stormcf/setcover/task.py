@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping
 
 from ..analysis import Analysis
-from ..batch.run import file_digest, pin_file, require_same_file
+from ..batch.run import FilePin
 from ..deadline import Deadline
 from ..errors import StateError
 from .data import load_instance
@@ -19,25 +18,18 @@ from .solve import solve_setcover
 
 @dataclass(frozen=True)
 class InstanceFile:
-    """A set-cover instance file (JSON, or a labelled data set ``.npz``): what a batch worker loads once, pinned like
-    a :class:`~stormcf.batch.ModelFile` by its absolute path and SHA-256: a worker in another directory reads the
-    same file there (and refuses one that differs)."""
+    """A set-cover instance file (JSON, or a labelled data set ``.npz``): what a batch worker loads once (the file
+    pinned by :class:`~stormcf.batch.run.FilePin` where the batch starts)."""
 
     path: str
-    digest: str | None = None
-    location: str | None = None
+    pin: FilePin | None = None
 
     def __post_init__(self) -> None:
-        if self.digest is None:
-            location, digest = pin_file(self.path)
-            object.__setattr__(self, "location", location)
-            object.__setattr__(self, "digest", digest)
+        if self.pin is None:
+            object.__setattr__(self, "pin", FilePin.of(self.path))
 
     def load(self) -> SetCoverInstance:
-        if self.digest is None or (Path(self.path).is_file() and file_digest(Path(self.path)) == self.digest):
-            return load_instance(self.path)                  # here, the file as the user named it
-        require_same_file(self.path, self.location, self.digest)
-        return load_instance(self.location)
+        return load_instance(self.pin.readable(self.path))
 
 
 @dataclass(frozen=True)

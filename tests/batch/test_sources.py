@@ -21,8 +21,8 @@ def test_a_model_file_is_sent_by_absolute_path_and_hash(tmp_path, monkeypatch):
     shutil.copy(LOAN, tmp_path / "m.prism")
     monkeypatch.chdir(tmp_path)
     source = ModelFile("m.prism")
-    assert source.location == str(tmp_path / "m.prism") and source.path == "m.prism"
-    assert len(source.digest) == 64
+    assert source.pin.location == str(tmp_path / "m.prism") and source.path == "m.prism"
+    assert len(source.pin.digest) == 64
     monkeypatch.chdir(os.path.dirname(LOAN))             # a worker elsewhere still builds the same model
     assert source.load().n_states == 9
 
