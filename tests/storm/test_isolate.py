@@ -139,3 +139,15 @@ def _children() -> list[int]:
         if fields[1] == me and fields[0] != "Z":
             out.append(int(pid))
     return out
+
+
+def test_an_exact_check_is_stopped_at_the_deadline():
+    """Issue 21: `strategy --exact --time-limit 10` ran for 905 s in Storm's rational solve. Exact checks run in a
+    child process too: a rational solve of a 90,000-state DTMC (hours) ends at the deadline."""
+    model = stormcf.load_model(stormcf.example_path("grid.prism"), constants="N=300")
+    sigma = stormcf.Strategy.uniform(model)
+    start = time.perf_counter()
+    with pytest.raises(TimeLimitReached, match="exactly"):
+        with Deadline(2.0).active():
+            check_strategy(sigma, 'P=? [F "goal"]', exact=True)
+    assert time.perf_counter() - start < 60
