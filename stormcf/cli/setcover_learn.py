@@ -3,7 +3,6 @@ learned CFE generator on one; weights as .npz)."""
 from __future__ import annotations
 
 import argparse
-
 from dataclasses import replace
 
 from ..deadline import Deadline
@@ -31,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--classifier", choices=THRESHOLDS, default="ones", help="thresholds (default ones)")
     d.add_argument("--groups", choices=GROUPINGS, default=None,
                    help="Table 4's grouped data: manual (each of 5 groups may take a random half of the actions) or "
-                        "probabilistic (5 groups with their own actions, p_a = 0.4 .. 0.8)")
+                        "probabilistic (5 groups with their own actions, p_a = 0.4 .. 0.8; --p-a is then unused)")
     d.add_argument("--method", choices=FAMILY_METHODS + ("milp",), default="storm", help="labelling engine")
     d.add_argument("--max-size", type=positive_int, default=3, help="drop CFEs with more actions (default 3)")
     d.add_argument("--seed", type=non_negative_int, default=0)
@@ -85,7 +84,10 @@ def run_data(args: argparse.Namespace) -> int:
     line = (f"{args.out}: {len(data)} agents labelled by {args.method} ({data.info['agents']} negative agents, "
             f"{data.info['tied']} tied and {data.info['too_large']} with > {args.max_size} actions dropped); "
             f"CFE sizes {data.sizes()}; family MDP {data.info['family_states']} states")
-    emit(Summary("setcover-data", {**data.info, "cfe_sizes": data.sizes(), "out": str(args.out)}, [line]), args)
+    lines = [line] + [f"  group {name}: {part['kept']} of {part['agents']} agents kept ({part['infeasible']} without a "
+                      f"cover, {part['tied']} tied, {part['too_large']} with > {args.max_size} actions)"
+                      for name, part in data.info.get("per_group", {}).items()]
+    emit(Summary("setcover-data", {**data.info, "cfe_sizes": data.sizes(), "out": str(args.out)}, lines), args)
     return 0
 
 

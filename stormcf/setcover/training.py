@@ -9,17 +9,21 @@ The networks are the paper's (§4.3): dense layers Linear → batch normalisatio
 - ``seq2seq``: the same per decoder step (teacher forcing: the true previous effect vector is the next input),
   plus the BCE of the "last action" bit weighted by p_w.
 
-Where the paper is silent or does not fit a CPU budget ([R]): the learning rate follows one cycle (warm-up, then
-cosine decay) over the ``epochs`` given, which reaches in tens of epochs what constant-rate Adam reaches in the
-paper's thousands; early stopping watches the validation exact match (the paper's metric) measured with the
-numpy inference a saved generator uses, so the epoch kept is the best one as it will be used.
+Where the paper is silent or does not fit a CPU budget ([R]): the learning rate follows one cycle (cosine warm-up
+from lr/25 to lr over the first 30%, then cosine decay to 0) over the ``epochs`` given, which reaches in tens of
+epochs what constant-rate Adam reaches in the paper's thousands; with a time limit the cycle runs over the epochs
+or the time, whichever ends first (:class:`OneCycle`), so that a run cut by the limit still ends annealed. Early
+stopping watches the validation exact match (the paper's metric) measured with the numpy inference a saved
+generator uses, so the epoch kept is the best one as it will be used.
 
-Runs are seeded and deterministic on the CPU (``torch.use_deterministic_algorithms``, a fixed number of threads);
-the same seed, data and settings give identical weights.
+Runs are seeded and deterministic on the CPU (``torch.use_deterministic_algorithms``, a fixed number of threads):
+the same seed, data and settings give identical weights, except with a time limit, where the schedule depends on
+the clock.
 """
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import time
 from typing import Iterator
@@ -91,6 +95,37 @@ class EncoderDecoder(nn.Module):
             decoder = Decoder(_numpy(self.cell.weight_ih), _numpy(self.cell.weight_hh), _numpy(self.cell.bias_ih),
                               _numpy(self.cell.bias_hh), _numpy(self.head.weight.T), _numpy(self.head.bias))
         return self.encoder.export("tanh"), decoder
+
+
+class OneCycle:
+    """The learning rate at a point of training: ``progress`` = the larger of the share of steps done and, with a
+    time limit, the share of the time used (the budget is what the deadline had left when training started);
+    ``lr(p) = lr_max · (1/25 + (1 − 1/25) · (1 − cos(π p / 0.3)) / 2)`` for p < 0.3, then
+    ``lr_max · (1 + cos(π (p − 0.3) / 0.7)) / 2``."""
+
+    WARM = 0.3
+
+    def __init__(self, optimiser: torch.optim.Optimizer, peak: float, steps: int, deadline: Deadline) -> None:
+        self.optimiser, self.peak, self.steps, self.deadline = optimiser, peak, steps, deadline
+        self.budget = deadline.remaining() if deadline.limited else None
+        self.start, self.done = deadline.elapsed(), 0
+
+    def progress(self) -> float:
+        p = self.done / self.steps
+        if self.budget:
+            p = max(p, (self.deadline.elapsed() - self.start) / self.budget)
+        return min(p, 1.0)
+
+    def step(self) -> None:
+        """Set the rate of the next step."""
+        p = self.progress()
+        if p < self.WARM:
+            lr = self.peak * (1 / 25 + (1 - 1 / 25) * (1 - math.cos(math.pi * p / self.WARM)) / 2)
+        else:
+            lr = self.peak * (1 + math.cos(math.pi * (p - self.WARM) / (1 - self.WARM))) / 2
+        for group in self.optimiser.param_groups:
+            group["lr"] = lr
+        self.done += 1
 
 
 def _numpy(t: torch.Tensor) -> np.ndarray:
@@ -200,8 +235,7 @@ def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: D
         X = torch.from_numpy(data.X.astype(np.float32))
         batches = _batches(len(train_rows), settings.batch_size)
         optimiser = torch.optim.Adam(task.model.parameters(), lr=settings.learning_rate, weight_decay=settings.l2)
-        schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=settings.learning_rate,
-                                                       total_steps=settings.epochs * len(batches))
+        schedule = OneCycle(optimiser, settings.learning_rate, settings.epochs * len(batches), deadline)
         train_rows = torch.from_numpy(train_rows)
         best, best_epoch, best_score, history, stopped = None, 0, -1.0, [], "epochs"
         with progress(total=settings.epochs, desc=f"training {kind}", unit="epoch") as bar:
@@ -211,11 +245,11 @@ def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: D
                 total = 0.0
                 for lo, hi in batches:
                     rows = order[lo:hi]
+                    schedule.step()
                     loss = task.loss(X[rows], rows)
                     optimiser.zero_grad()
                     loss.backward()
                     optimiser.step()
-                    schedule.step()
                     total += loss.item() * (hi - lo)
                     if deadline.expired:
                         stopped = "interrupted" if deadline.interrupted else "time limit"

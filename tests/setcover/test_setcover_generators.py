@@ -110,10 +110,13 @@ def test_mc_learns_the_map_better_than_the_hamming_baseline():
 
 
 def test_time_limit_keeps_the_best_epoch(tiny):
-    """A deadline that expires in the third epoch: two epochs done, the best of them kept, ``stopped`` says why."""
+    """A deadline that expires in the third epoch: two epochs done, the best of them kept, ``stopped`` says why.
+    The clock is read once when the deadline is made, twice by the schedule when training starts, then twice per
+    batch (the schedule's progress, the deadline check): with s = 4 P + 4 seconds (P batches per epoch) the check
+    of batch 2 P + 1, the first of epoch 3, finds it expired."""
     train_set, _ = tiny
     per_epoch = batches_per_epoch(train_set, TINY)
-    deadline = Deadline(2 * per_epoch + 1.5, clock=CallClock())
+    deadline = Deadline(4 * per_epoch + 4, clock=CallClock())
     gen = train("mc", train_set, replace(TINY, epochs=10, patience=10), deadline=deadline)
     assert gen.info["stopped"] == "time limit" and gen.info["epochs"] == 2 and gen.info["best_epoch"] in (1, 2)
     with pytest.raises(TimeLimitReached, match="before the first epoch"):
@@ -135,6 +138,8 @@ def test_ctrl_c_keeps_the_best_epoch_or_saves_nothing(tiny):
                 interrupt.request()
             return now
 
+    # unlimited deadline: read once when made, once by the schedule, then once per batch; the read that asks to
+    # stop is seen by the next batch's check
     try:
         gen = train("na", train_set, replace(TINY, epochs=10),
                     deadline=Deadline(None, clock=Interrupting(per_epoch + 2)))
