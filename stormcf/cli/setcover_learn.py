@@ -48,12 +48,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hidden", default=None, metavar="2000,2000",
                    help="hidden layer widths (default: the paper's, 2 x 2000 for mc and seq2seq, 3 x 2000 for na, fa)")
     p.add_argument("--epochs", type=positive_int, default=None,
-                   help="epochs at most (default 60; one learning-rate cycle over them; early stopping)")
+                   help="epochs at most (default 60; one learning-rate cycle over them or --time-limit, "
+                        "whichever ends first; early stopping)")
     p.add_argument("--patience", type=positive_int, default=None,
                    help="stop after this many epochs without a better validation exact match (default 20)")
-    p.add_argument("--batch-size", type=positive_int, default=None, help="agents per step (default 2000)")
-    p.add_argument("--learning-rate", type=float, default=None, help="peak learning rate of Adam (default 3e-3)")
-    p.add_argument("--dropout", type=float, default=None, help="dropout rate (default 0.1)")
+    p.add_argument("--batch-size", type=positive_int, default=None,
+                   help="agents per step (default: mc 2000, the others 512)")
+    p.add_argument("--learning-rate", type=float, default=None,
+                   help="peak learning rate of Adam (default: mc 3e-3, the others 1e-2)")
+    p.add_argument("--dropout", type=float, default=None, help="dropout rate (default: mc 0.1, the others 0.05)")
     p.add_argument("--l2", type=float, default=None, help="l2 regularisation (weight decay, default 1e-5)")
     p.add_argument("--p-w", type=float, default=None, help="na/fa/seq2seq loss: weight of the BCE (default 0.1)")
     p.add_argument("--alpha", type=float, default=None, help="na/fa/seq2seq loss: weight of the L1 term (default 0.1)")
