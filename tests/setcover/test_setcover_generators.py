@@ -306,3 +306,26 @@ def test_experiment_scripts_quick(argv, tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert {"table2": "knn  all", "table4": "probabilistic groups", "fig6": "per CFE size"}[argv[0]] in done.stdout
     assert argv[0] == "table4" or (tmp_path / "p.png").stat().st_size > 0
+
+
+def test_cli_ctrl_c_saves_the_best_epoch_with_status_interrupted(tiny, tmp_path):
+    """A real SIGINT after the first epoch: training stops after the current batch, the best epoch is saved, the
+    status is ``interrupted`` and the exit code 0."""
+    import signal
+    train_set, _ = tiny
+    train_set.save(tmp_path / "d.npz")
+    argv = [sys.executable, "-m", "stormcf", "setcover-learn", str(tmp_path / "d.npz"),
+            "--out", str(tmp_path / "g.npz"), "--hidden", "16", "--epochs", "100000", "--patience", "100000",
+            "--batch-size", "64", "-v",
+            "--json", str(tmp_path / "r.json")]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if "epoch 1/" in line:
+            proc.send_signal(signal.SIGINT)
+            break
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["status"] == "interrupted" and result["facts"]["stopped"] == "interrupted"
+    assert 1 <= result["facts"]["best_epoch"] <= result["facts"]["epochs"] < 100000
+    assert Generator.load(tmp_path / "g.npz").info["stopped"] == "interrupted"
