@@ -62,7 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=None, help="na/fa/seq2seq loss: weight of the L1 term (default 0.1)")
     p.add_argument("--decoder", type=positive_int, default=None, help="seq2seq: GRU state size (default 512)")
     p.add_argument("--time-limit", type=positive_float, default=None, metavar="SECONDS",
-                   help="stop training then and keep the best epoch so far (default: none)")
+                   help="the whole command's limit: training stops at 95%% of it and keeps the best epoch so far "
+                        "(default: none)")
     p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")
     p.add_argument("--min-frequency", type=non_negative_int, default=0,
                    help="keep CFEs seen more than this (>10, >40 sets)")
@@ -104,7 +105,8 @@ def run_learn(args: argparse.Namespace) -> int:
     train_set, test_set = split(data, args.test, args.seed)
     if args.augment:
         train_set = augment(train_set, args.augment, seed=args.seed)
-    generator = train(kind, train_set, settings, k=args.k, deadline=deadline)
+    # training stops at 95% of the time left, so that evaluating and saving the best epoch fit in the limit
+    generator = train(kind, train_set, settings, k=args.k, deadline=deadline.sub(fraction=0.95))
     generator.info.update(data=str(args.data), min_frequency=args.min_frequency, augment=args.augment)
     held_out = exact_match(generator, test_set) if len(test_set) else None
     generator.info["test_exact_match"] = held_out["exact_match"] if held_out else None

@@ -276,8 +276,8 @@ def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: D
     if best is None:
         if stopped == "interrupted":
             raise KeyboardInterrupt
-        raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached before the first epoch of "
-                               f"the {kind} generator finished; nothing was saved")
+        raise TimeLimitReached(f"the time limit was reached before the first epoch of the {kind} generator "
+                               f"finished; nothing was saved")
     best.info.update(epochs=len(history), best_epoch=best_epoch, validation_exact_match=best_score,
                      stopped=stopped, seconds=time.perf_counter() - start, train_agents=len(train_rows),
                      validation_agents=len(val_rows), classes=len(task.classes) or None,
