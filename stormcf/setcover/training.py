@@ -129,7 +129,8 @@ class OneCycle:
 
 
 def _numpy(t: torch.Tensor) -> np.ndarray:
-    return np.ascontiguousarray(t.detach().cpu().numpy(), dtype=np.float32)
+    """A float32 copy (``.numpy()`` alone shares the parameter's memory, which training goes on changing)."""
+    return np.array(t.detach().cpu().numpy(), dtype=np.float32, order="C", copy=True)
 
 
 # ==================================================================================================== targets

@@ -97,6 +97,31 @@ def test_numpy_inference_equals_pytorch(tiny):
                        decoder.head_b, step, atol=1e-5)
 
 
+def test_exported_weights_are_copies():
+    """The best epoch's generator must not change when training goes on (a view of the parameters would)."""
+    from stormcf.setcover.training import DenseNet, EncoderDecoder
+    net = DenseNet(8, (16,), 5, 0.0).eval()
+    seq = EncoderDecoder(8, (16,), 6, 0.0).eval()
+    dense, (encoder, decoder) = net.export("softmax"), seq.export()
+    before = [a.copy() for a in dense.weights + dense.biases + encoder.weights + encoder.biases] + \
+        [getattr(decoder, name).copy() for name in decoder.NAMES]
+    with torch.no_grad():
+        for p in list(net.parameters()) + list(seq.parameters()):
+            p.add_(1.0)
+    after = list(dense.weights + dense.biases + encoder.weights + encoder.biases) + \
+        [getattr(decoder, name) for name in decoder.NAMES]
+    assert all(np.array_equal(a, b) for a, b in zip(before, after))
+
+
+def test_the_saved_generator_is_the_best_epoch(tiny):
+    """The generator returned is the best epoch's: its exact match on the watched agents is the one recorded for
+    that epoch, also when later epochs changed the weights (early stopping after a worse epoch)."""
+    train_set, test_set = tiny
+    gen = train("na", train_set, replace(TINY, epochs=8, patience=8), watch=test_set)
+    point = gen.info["history"][gen.info["best_epoch"] - 1]
+    assert exact_match(gen, test_set)["exact_match"] == point["watch_exact_match"]
+
+
 def test_mc_learns_the_map_better_than_the_hamming_baseline():
     """A small version of Table 2 (n = 12, A = 20, about 4,000 agents; seconds): MC learns the map well and beats
     the Hamming baseline; its top-3 candidates filtered by validity and cost are optimal more often."""
