@@ -22,8 +22,11 @@ setup(
     install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "scikit-learn>=1.3", "aalpy>=2.0",
                       "joblib>=1.3", "tqdm>=4.60"],
     extras_require={
-        "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib", "dask[distributed]"],   # solvers `auto` prefers
+        # the solvers `auto` prefers, plots, dask, and PyTorch for training the set-cover generators
+        "all": ["gurobipy", "pyscipopt", "highspy", "matplotlib", "dask[distributed]", "torch==2.13.0"],
         "plot": ["matplotlib"],
+        # training the set-cover generators (setcover-learn mc/na/fa/seq2seq); inference of saved ones is numpy
+        "learn": ["torch==2.13.0"],
         "dask": ["dask[distributed]"],
         "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency
         # nbclient...: the tutorial notebook runs in a test; cryptography: a throwaway certificate for the Dask TLS test

@@ -4,7 +4,13 @@
     python scripts/setcover_experiments.py bnb                          # branch and bound on many agents: mean / max
     python scripts/setcover_experiments.py labelling [--baseline main]  # the paper's n = 20 data set (goal < 60 s)
     python scripts/setcover_experiments.py topk                         # MC / kNN top-k: full sort vs argpartition
-    python scripts/setcover_experiments.py table2 [--epochs 200]        # MC / NA / FA / Hamming on n = 20 "all"
+    python scripts/setcover_experiments.py table2 [--generators mc,na] [--variants all,>40] [--plot C.png]
+    python scripts/setcover_experiments.py table4                       # grouped data: exact match per group
+    python scripts/setcover_experiments.py fig6 [--sizes 1000,10000]    # exact match against training-set size
+
+Every part has ``--quick`` (n = 10, A = 24, tiny networks, 3 epochs: seconds, for a smoke test). The learning
+parts train with the generators' defaults (``--epochs``, ``--hidden``, ``--time-limit`` per training run change
+them); they need the extra stormcf[learn] (PyTorch) for mc/na/fa/seq2seq.
 
 ``--baseline REV`` measures the same agents with the stormcf package of git revision REV as well (``git archive``
 into a temporary directory, run in a child process right before this checkout's run) and prints both side by side
@@ -29,7 +35,7 @@ import numpy as np
 from stormcf.setcover import METHODS, SetCoverProblem, run_engine
 from stormcf.setcover.data import agent_pool, generate, paper_instance, split
 from stormcf.setcover.family import label_agents
-from stormcf.setcover.learn import evaluate, train
+from stormcf.setcover.learn import TrainingSettings, evaluate, exact_match, train
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER_SIZES = {20: (33.3, 63.1, 3.6), 50: (1.3, 97.8, 0.9), 100: (0.0, 45.6, 54.4)}
@@ -190,8 +196,9 @@ def labelling(seed: int, revision: str | None) -> None:
                 continue
             r = run[method]
             phases = ", ".join(f"{k} {v:.1f}" for k, v in r["phases"].items())
-            print(f"  {method:5s} {name:>14}: {r['wall']:6.1f} / {r['cpu']:5.1f} s ({1e3 * r['wall'] / run['agents']:.3f}"
-                  f" ms/agent); {r['states']:,} states, {r['choices']:,} choices; phases (wall) {phases}")
+            print(f"  {method:5s} {name:>14}: {r['wall']:6.1f} / {r['cpu']:5.1f} s "
+                  f"({1e3 * r['wall'] / run['agents']:.3f} ms/agent); {r['states']:,} states, {r['choices']:,} "
+                  f"choices; phases (wall) {phases}")
         if before:
             old, new = before[method], now[method]
             same = "identical labels" if old["digest"] == new["digest"] else "LABELS DIFFER"
@@ -212,7 +219,8 @@ def topk(seed: int, epochs: int, hidden: tuple[int, ...]) -> None:
     print(f"{'generator':>9} {'k':>2} {'scores':>8} {'argsort':>8} {'argpartition':>13} {'ratio':>6} "
           f"{'predict':>8}")
     for kind in ("mc", "knn"):
-        gen = train(kind, train_set, hidden, seed, max_iter=epochs)
+        settings = TrainingSettings(hidden=hidden, epochs=epochs, seed=seed) if kind == "mc" else None
+        gen = train(kind, train_set, settings)
         scores, t_scores = _best(lambda: gen.class_scores(X), len(X))
         for k in (1, 5):
             full, t_full = _best(lambda: np.argsort(-scores, axis=1, kind="stable")[:, :k], len(X))
@@ -233,24 +241,187 @@ def _best(run, agents: int, repeats: int = 5):
     return out, 1e6 * best / agents
 
 
-def table2(seed: int, epochs: int, hidden: tuple[int, ...]) -> None:
+# ==================================================================================================== learning
+PAPER_VARIANTS = {"mc": {"all": 0.969, ">10": 0.984, ">40": 0.993}, "na": {"all": 0.854, ">10": 0.886, ">40": 0.940},
+                  "fa": {"all": 0.839, ">10": 0.892, ">40": 0.937}, "seq2seq": {}, "knn": {}}
+#: Table 4 (the generator is not named in the paper)
+PAPER_TABLE4 = {"manual": (0.881, 0.871, 0.875, 0.847, 0.886), "probabilistic": (0.880, 0.771, 0.802, 0.873, 0.931)}
+#: Fig. 6 (panel labels swapped in the paper, notes §3.7): exact match per CFE size on n = 20 ">40"
+PAPER_FIG6 = {"mc": (0.994, 0.993, 0.997), "knn": (0.691, 0.529, 0.466)}
+QUICK = {"n": 10, "actions": 24, "draws": 3000}
+
+
+def paper_data(seed: int, quick: bool, grouping: str | None = None):
+    """The n = 20 data set of the README (``setcover-data d20.npz -n 20``), or a tiny one with ``--quick``."""
+    from stormcf.setcover.data import generate_grouped
+    size = QUICK if quick else {"n": 20, "actions": 100, "draws": 100_000}
+    if grouping:
+        return generate_grouped(grouping, size["n"], size["actions"], draws=size["draws"], seed=seed)
+    return generate(size["n"], size["actions"], draws=size["draws"], seed=seed)
+
+
+def settings_for(kind: str, args: argparse.Namespace):
+    from dataclasses import replace
+    from stormcf.setcover.learn import DEFAULT_SETTINGS
+    if kind == "knn":
+        return None
+    settings = DEFAULT_SETTINGS[kind]
+    changes = {"seed": args.seed}
+    if args.quick:
+        changes.update(hidden=(64,), epochs=8, batch_size=128, patience=8, decoder=16, threads=1)
+    if args.hidden:
+        changes["hidden"] = tuple(int(h) for h in args.hidden.split(","))
+    if args.epochs:
+        changes["epochs"] = args.epochs
+    return replace(settings, **changes)
+
+
+def timed_training(kind: str, train_set, args: argparse.Namespace, watch=None):
+    """Train with the settings of ``args``: the generator, wall and CPU minutes (CPU: all threads)."""
+    from stormcf.deadline import Deadline
+    deadline = Deadline(args.time_limit)
+    with Clock() as clock:
+        gen = train(kind, train_set, settings_for(kind, args), deadline=deadline, watch=watch)
+    return gen, clock.wall / 60, clock.cpu / 60
+
+
+def table2(args: argparse.Namespace) -> None:
+    """Table 2: exact match of every generator on the n = 20 data (``all``, ``>10``, ``>40``), the training time,
+    epochs, and the learning curve (test exact match per epoch, against epochs and minutes) in ``--curves``."""
+    from stormcf.setcover.data import frequency_filter
     start = time.perf_counter()
-    data = generate(20, seed=seed)
-    train_set, test_set = split(data, seed=seed)
-    print(f"n = 20 'all': {len(data):,} agents ({len(train_set):,} train / {len(test_set):,} test), labelled in "
-          f"{time.perf_counter() - start:.1f} s; {len(set(train_set.actions))} training CFEs; "
-          f"{len(set(test_set.actions) - set(train_set.actions))} unseen test CFEs (paper 52)")
-    print(f"{'generator':>10} {'exact':>7} {'paper':>7} {'valid':>7} {'top-5 valid+cheapest: optimal':>30} "
-          f"{'ratio mean/max':>16} {'train s':>8} {'µs/agent':>9}")
-    for kind in ("mc", "knn", "na", "fa"):
-        gen = train(kind, train_set, hidden, seed, max_iter=epochs)
-        raw = evaluate(gen, test_set, top_k=1)
-        top = evaluate(gen, test_set, top_k=5) if kind in ("mc", "knn") else raw
-        paper = PAPER_TABLE2[kind]
-        print(f"{kind:>10} {raw['exact_match']:7.3f} {paper if paper else '-':>7} {raw['valid_rate']:7.3f} "
-              f"{top['guaranteed_optimal_rate']:30.3f} "
-              f"{top['guaranteed_cost_ratio_mean']:8.4f}/{top['guaranteed_cost_ratio_max']:<7.3f} "
-              f"{gen.info['seconds']:8.0f} {raw['latency_us']:9.1f}", flush=True)
+    data = paper_data(args.seed, args.quick)
+    print(f"n = {data.instance.n_features}: {len(data):,} agents labelled in {time.perf_counter() - start:.1f} s; "
+          f"timings: wall and CPU minutes of this process (CPU counts both threads)", flush=True)
+    print(f"{'generator':>9} {'data':>4} {'exact':>7} {'± 95%':>7} {'paper':>6} {'valid':>6} {'optimal*':>8} "
+          f"{'train':>6} {'wall min':>8} {'CPU min':>8} {'epochs':>6} {'best':>5} {'stopped':>14}")
+    curves = {}
+    for variant in args.variants.split(","):
+        subset = data if variant == "all" else frequency_filter(data, int(variant.lstrip(">")))
+        train_set, test_set = split(subset, seed=args.seed)
+        for kind in (args.generators or "mc,na,fa,seq2seq,knn").split(","):
+            gen, wall, cpu = timed_training(kind, train_set, args, watch=test_set)
+            raw = evaluate(gen, test_set, top_k=1)
+            top = evaluate(gen, test_set, top_k=5) if kind in ("mc", "knn") else raw
+            paper = PAPER_VARIANTS[kind].get(variant)
+            info = gen.info
+            print(f"{kind:>9} {variant:>4} {raw['exact_match']:7.4f} {raw['ci95']:7.4f} "
+                  f"{paper if paper else '-':>6} {raw['valid_rate']:6.3f} {top['guaranteed_optimal_rate']:8.3f} "
+                  f"{len(train_set):>6} {wall:8.1f} {cpu:8.1f} {info.get('epochs', '-'):>6} "
+                  f"{info.get('best_epoch', '-'):>5} {info['stopped']:>14}", flush=True)
+            curves[f"{kind} {variant}"] = {"exact_match": raw["exact_match"], "wall_minutes": wall,
+                                           "cpu_minutes": cpu, "by_size": raw["exact_match_by_size"],
+                                           "settings": info.get("settings"), "history": info.get("history", [])}
+    print("optimal*: after the guarantees (mc/knn: the cheapest valid of the top 5; na/fa/seq2seq: validated and "
+          "repaired)")
+    _write_curves(curves, args)
+
+
+def _write_curves(curves: dict, args: argparse.Namespace) -> None:
+    if args.curves:
+        Path(args.curves).write_text(json.dumps(curves, indent=1))
+        print(f"learning curves in {args.curves}")
+    if args.plot:
+        plot_curves(curves, args.plot)
+        print(f"plot in {args.plot}")
+
+
+def plot_curves(curves: dict, out: str) -> None:
+    """Test exact match against epochs and against wall-clock minutes, one line per generator."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (by_epoch, by_time) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for name, curve in curves.items():
+        points = [p for p in curve["history"] if "watch_exact_match" in p]
+        if not points:
+            continue
+        y = [p["watch_exact_match"] for p in points]
+        by_epoch.plot([p["epoch"] for p in points], y, label=name)
+        by_time.plot([p["seconds"] / 60 for p in points], y, label=name)
+    for axis, label in ((by_epoch, "epoch"), (by_time, "wall-clock minutes (shared 2-core machine)")):
+        axis.set_xlabel(label)
+        axis.grid(alpha=0.3)
+    by_epoch.set_ylabel("exact match (test)")
+    by_epoch.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
+def table4(args: argparse.Namespace) -> None:
+    """Table 4: the exact match per group of one generator (``--generators``, the first; the paper does not name it),
+    in both readings of the paper (notes §4.1 item 7): one generator for all groups that is not told the group, and
+    one generator per group trained on that group's agents."""
+    kind = (args.generators or "mc").split(",")[0]
+    for grouping in ("manual", "probabilistic"):
+        start = time.perf_counter()
+        data = paper_data(args.seed, args.quick, grouping)
+        train_set, test_set = split(data, seed=args.seed)
+        joint, wall, cpu = timed_training(kind, train_set, args)
+        facts = exact_match(joint, test_set)
+        print(f"{grouping} groups: {len(data):,} agents ({time.perf_counter() - start:.0f} s with labelling); {kind} "
+              f"for all groups, not told the group: exact match {facts['exact_match']:.3f} ({wall:.1f} min wall, "
+              f"{cpu:.1f} min CPU); one {kind} per group:")
+        for g, (name, rate) in enumerate(facts["exact_match_by_group"].items()):
+            mine = train_set.subset(np.flatnonzero(train_set.groups == g))
+            theirs = test_set.subset(np.flatnonzero(test_set.groups == g))
+            own, wall, _ = timed_training(kind, mine, args) if len(mine) > 1 else (None, 0.0, 0.0)
+            alone = exact_match(own, theirs)["exact_match"] if own is not None and len(theirs) else None
+            shown = ["-" if r is None else f"{r:.3f}" for r in (rate, alone)]
+            print(f"  {name}: all groups {shown[0]}, own generator {shown[1]} ({len(theirs)} test agents, "
+                  f"{len(mine)} training; paper {PAPER_TABLE4[grouping][g]:.3f})", flush=True)
+
+
+def fig6(args: argparse.Namespace) -> None:
+    """Fig. 6 as the issue asks: exact match against the training-set size (the same test agents for every size),
+    and the paper's panels: exact match per CFE size of MC and the Hamming baseline on ">40"."""
+    from stormcf.setcover.data import frequency_filter
+    data = paper_data(args.seed, args.quick)
+    train_all, test_set = split(data, seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    order = rng.permutation(len(train_all))
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else [len(train_all) // 2 ** k for k in (5, 3, 1, 0)]
+    sizes = sorted({min(s, len(train_all)) for s in sizes})
+    kinds = (args.generators or "mc,knn").split(",")
+    print(f"exact match against training-set size, n = {data.instance.n_features} 'all', {len(test_set):,} test "
+          f"agents (the same for every size)")
+    print(f"{'train agents':>12} " + " ".join(f"{k:>9}" for k in kinds) + "   minutes (wall)")
+    rows = []
+    for size in sizes:
+        subset = train_all.subset(np.sort(order[:size]))
+        rates, minutes = [], []
+        for kind in kinds:
+            gen, wall, _ = timed_training(kind, subset, args)
+            rates.append(exact_match(gen, test_set)["exact_match"])
+            minutes.append(wall)
+        rows.append((size, rates))
+        print(f"{size:>12,} " + " ".join(f"{r:9.4f}" for r in rates) + "   " +
+              " ".join(f"{m:.1f}" for m in minutes), flush=True)
+    more_than = 5 if args.quick else 40
+    train_head, test_head = split(frequency_filter(data, more_than), seed=args.seed)
+    print(f"per CFE size on '>{more_than}' (paper's Fig. 6 panels on '>40', labels swapped there; notes §3.7): exact "
+          f"match of 1/2/3-action CFEs")
+    for kind in kinds:
+        gen, _, _ = timed_training(kind, train_head, args)
+        by_size = exact_match(gen, test_head)["exact_match_by_size"]
+        shown = " / ".join("-" if by_size.get(s) is None else f"{by_size[s]:.3f}" for s in (1, 2, 3))
+        paper = " / ".join(f"{v:.3f}" for v in PAPER_FIG6[kind]) if kind in PAPER_FIG6 else "-"
+        print(f"  {kind:>7}: {shown}   (paper {paper})", flush=True)
+    if args.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axis = plt.subplots(figsize=(6, 4))
+        for k, kind in enumerate(kinds):
+            axis.plot([r[0] for r in rows], [r[1][k] for r in rows], marker="o", label=kind)
+        axis.set_xscale("log")
+        axis.set_xlabel("training agents")
+        axis.set_ylabel("exact match (test)")
+        axis.grid(alpha=0.3)
+        axis.legend()
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=120)
+        print(f"plot in {args.plot}")
 
 
 def measure(args: argparse.Namespace) -> None:
@@ -268,20 +439,33 @@ def pairs(text: str) -> dict[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=("engines", "bnb", "labelling", "topk", "table2", "all", "measure"))
+    parser.add_argument("part", choices=("engines", "bnb", "labelling", "topk", "table2", "table4", "fig6", "all",
+                                         "measure"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", metavar="REV", default=None,
                         help="engines, labelling: also measure the stormcf of this git revision (e.g. main)")
-    parser.add_argument("--epochs", type=int, default=None, help="table2: epochs at most, 200 (early stopping); "
-                                                                 "topk: 2")
-    parser.add_argument("--hidden", default="256,256", help="table2, topk: hidden widths")
+    parser.add_argument("--epochs", type=int, default=None, help="table2/table4/fig6: epochs at most (default: the "
+                                                                 "generator's); topk: 2")
+    parser.add_argument("--hidden", default=None, help="hidden widths (topk: 256,256; learning: the generator's)")
+    parser.add_argument("--quick", action="store_true", help="a tiny data set and network: seconds")
+    parser.add_argument("-v", "--verbose", action="store_true", help="one line per training epoch on stderr")
+    parser.add_argument("--generators", default=None,
+                        help="which generators (table2: mc,na,fa,seq2seq,knn; table4: mc; fig6: mc,knn)")
+    parser.add_argument("--variants", default="all", help="table2: data variants all,>10,>40")
+    parser.add_argument("--time-limit", type=float, default=None, help="seconds per training run (best epoch kept)")
+    parser.add_argument("--sizes", default=None, help="fig6: training-set sizes (default: 1/32, 1/8, 1/2, all)")
+    parser.add_argument("--curves", default=None, help="table2: write the learning curves as JSON")
+    parser.add_argument("--plot", default=None, help="table2: learning curves; fig6: exact match against size (PNG)")
     parser.add_argument("--agents", default="20:200,50:10,100:3", help="engines: n:agents,...")
     parser.add_argument("--bnb-agents", default="20:2000,50:500,100:100", help="bnb: n:agents,...")
     parser.add_argument("--what", choices=("engines", "labelling"), help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    hidden = tuple(int(h) for h in args.hidden.split(","))
+    if args.verbose:
+        from stormcf import console
+        console.set_verbosity(console.VERBOSE)
+    hidden = tuple(int(h) for h in (args.hidden or "256,256").split(","))
     if args.part == "measure":
         measure(args)
         return
@@ -294,7 +478,11 @@ def main() -> None:
     if args.part in ("topk", "all"):
         topk(args.seed, args.epochs or 2, hidden)
     if args.part in ("table2", "all"):
-        table2(args.seed, args.epochs or 200, hidden)
+        table2(args)
+    if args.part in ("table4", "all"):
+        table4(args)
+    if args.part in ("fig6", "all"):
+        fig6(args)
 
 
 if __name__ == "__main__":

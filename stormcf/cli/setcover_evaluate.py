@@ -1,5 +1,6 @@
-"""``stormcf setcover-evaluate GEN.npz DATA.npz``: exact match (the paper's metric) and what stormcf adds: valid
-rate, cost ratios, the guarantees (top-k by validity and cost, repair, certification) and latency."""
+"""``stormcf setcover-evaluate GEN.npz DATA.npz``: exact match (the paper's metric; per CFE size, and per group on
+grouped data) and what stormcf adds: valid rate, cost ratios, the guarantees (top-k by validity and cost, repair,
+certification) and latency. Evaluating a saved generator needs no PyTorch."""
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     metrics = evaluate(Generator.load(args.generator), LabelledAgents.load(args.data), args.top_k, args.certify)
     width = max(len(k) for k in metrics)
-    lines = [f"{key:<{width}}  {value:.6g}" if isinstance(value, float) else f"{key:<{width}}  {value}"
-             for key, value in metrics.items()]
+    lines = [f"{key:<{width}}  {_shown(value)}" for key, value in metrics.items()]
     emit(Summary("setcover-evaluate", metrics, lines, notes=("exact match, valid rates and cost ratios are measured "
                                                              "on the given agents",)), args)
     return 0
+
+
+def _shown(value) -> str:
+    """Floats with 6 significant digits; per-size and per-group rates as ``key: rate`` pairs."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_shown(v)}" for k, v in value.items()) or "-"
+    return str(value)

@@ -3,13 +3,17 @@ learned CFE generator on one; weights as .npz)."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
+from ..deadline import Deadline
 from ..errors import OptionError
 from ..limits import require_memory
 from ..report import Summary
-from ..setcover.data import COST_MODES, THRESHOLDS, LabelledAgents, frequency_filter, generate, split
+from ..setcover.data import (COST_MODES, GROUPINGS, THRESHOLDS, LabelledAgents, frequency_filter, generate,
+                             generate_grouped, split)
 from ..setcover.family import FAMILY_METHODS
-from ..setcover.learn import GENERATORS, augment, train
+from ..setcover.learn import (DEFAULT_SETTINGS, GENERATORS, NETWORKS, GeneratorError, TrainingSettings, augment,
+                              exact_match, train)
 from .common import add_input_argument, add_json_argument, add_output_argument, emit, non_negative_int, positive_int
 
 
@@ -25,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--p-a", type=probability, default=0.5, help="effect probability in [0, 1] (default 0.5)")
     d.add_argument("--costs", choices=COST_MODES, default="real", help="coordinate costs (default real: U(0, n))")
     d.add_argument("--classifier", choices=THRESHOLDS, default="ones", help="thresholds (default ones)")
+    d.add_argument("--groups", choices=GROUPINGS, default=None,
+                   help="Table 4's grouped data: manual (each of 5 groups may take a random half of the actions) or "
+                        "probabilistic (5 groups with their own actions, p_a = 0.4 .. 0.8; --p-a is then unused)")
     d.add_argument("--method", choices=FAMILY_METHODS + ("milp",), default="storm", help="labelling engine")
     d.add_argument("--max-size", type=positive_int, default=3, help="drop CFEs with more actions (default 3)")
     d.add_argument("--seed", type=non_negative_int, default=0)
@@ -32,13 +39,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_argument(d)
     d.set_defaults(run=run_data)
 
-    p = sub.add_parser("setcover-learn", help="train a learned CFE generator (mc, na, fa, knn) on a labelled data set")
+    p = sub.add_parser("setcover-learn", help="train a learned CFE generator (mc, na, fa, seq2seq, knn) on a labelled "
+                                              "data set (mc/na/fa/seq2seq need the extra stormcf[learn]: PyTorch)")
     add_input_argument(p, "data", metavar="DATA.npz", help="labelled data set from setcover-data")
-    p.add_argument("--generator", choices=GENERATORS, default="mc", help="mc (default), na, fa, knn")
+    p.add_argument("--generator", choices=GENERATORS, default="mc",
+                   help="mc (default), na, fa, seq2seq (full action, encoder-decoder), knn (Hamming)")
     add_output_argument(p, "--out", required=True, metavar="GEN.npz", companions=lambda out: [held_out_path(out)],
                         help="the trained generator (weights, classes); the held-out agents go beside it")
-    p.add_argument("--hidden", type=widths, default=(256, 256), help="hidden layer widths (default 256,256)")
-    p.add_argument("--max-iter", type=positive_int, default=200, help="epochs at most (default 200; early stopping)")
+    p.add_argument("--hidden", type=widths, default=None, metavar="2000,2000",
+                   help="hidden layer widths (default: the paper's, 2 x 2000 for mc and seq2seq, 3 x 2000 for na, fa)")
+    p.add_argument("--epochs", type=positive_int, default=None,
+                   help="epochs at most (default 60; one learning-rate cycle over them or --time-limit, "
+                        "whichever ends first; early stopping)")
+    p.add_argument("--patience", type=positive_int, default=None,
+                   help="stop after this many epochs without a better validation exact match (default 20)")
+    p.add_argument("--batch-size", type=positive_int, default=None,
+                   help="agents per step (default: mc 2000, the others 512)")
+    p.add_argument("--learning-rate", type=float, default=None,
+                   help="peak learning rate of Adam (default: mc 3e-3, the others 1e-2)")
+    p.add_argument("--dropout", type=float, default=None, help="dropout rate (default: mc 0.1, the others 0.05)")
+    p.add_argument("--l2", type=float, default=None, help="l2 regularisation (weight decay, default 1e-5)")
+    p.add_argument("--p-w", type=float, default=None, help="na/fa/seq2seq loss: weight of the BCE (default 0.1)")
+    p.add_argument("--alpha", type=float, default=None, help="na/fa/seq2seq loss: weight of the L1 term (default 0.1)")
+    p.add_argument("--decoder", type=positive_int, default=None, help="seq2seq: GRU state size (default 512)")
     p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")
     p.add_argument("--min-frequency", type=non_negative_int, default=0,
                    help="keep CFEs seen more than this (>10, >40 sets)")
@@ -48,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="held-out share in (0, 1), saved beside the generator (default 0.2)")
     p.add_argument("--seed", type=non_negative_int, default=0)
     add_json_argument(p)
-    p.set_defaults(run=run_learn)
+    p.set_defaults(run=run_learn, stoppable=True)          # Ctrl-C: the best epoch so far
 
 
 def widths(text: str) -> tuple[int, ...]:
@@ -91,39 +114,84 @@ def held_out_path(out: str) -> str:
 
 
 def run_data(args: argparse.Namespace) -> int:
-    data = generate(args.features, args.actions, args.p_f, args.p_a, args.draws, args.costs, args.classifier,
-                    args.method, args.max_size, args.seed)
+    if args.groups:
+        data = generate_grouped(args.groups, args.features, args.actions, args.p_f, args.draws, args.costs,
+                                args.classifier, args.method, args.max_size, args.seed)
+    else:
+        data = generate(args.features, args.actions, args.p_f, args.p_a, args.draws, args.costs, args.classifier,
+                        args.method, args.max_size, args.seed)
     data.save(args.out)
     if args.instance_out:
         data.instance.save(args.instance_out)
     line = (f"{args.out}: {len(data)} agents labelled by {args.method} ({data.info['agents']} negative agents, "
             f"{data.info['tied']} tied and {data.info['too_large']} with > {args.max_size} actions dropped); "
             f"CFE sizes {data.sizes()}; family MDP {data.info['family_states']} states")
-    emit(Summary("setcover-data", {**data.info, "cfe_sizes": data.sizes(), "out": str(args.out)}, [line]), args)
+    lines = [line] + [f"  group {name}: {part['kept']} of {part['agents']} agents kept ({part['infeasible']} without a "
+                      f"cover, {part['tied']} tied, {part['too_large']} with > {args.max_size} actions)"
+                      for name, part in data.info.get("per_group", {}).items()]
+    emit(Summary("setcover-data", {**data.info, "cfe_sizes": data.sizes(), "out": str(args.out)}, lines), args)
     return 0
 
 
 def run_learn(args: argparse.Namespace) -> int:
+    deadline = Deadline.current()
+    kind = args.generator
+    settings = training_settings(args) if kind in NETWORKS else None
     data = LabelledAgents.load(args.data)
     if args.min_frequency:
         data = frequency_filter(data, args.min_frequency)
     train_set, test_set = split(data, args.test, args.seed)
     if args.augment:
         train_set = augment(train_set, args.augment, seed=args.seed)
-    if args.generator == "knn" and args.k is not None and args.k > len(train_set):
+    if kind == "knn" and args.k is not None and args.k > len(train_set):
         raise OptionError(f"--k {args.k}: only {len(train_set)} training agents to take neighbours from")
-    if args.generator != "knn":
-        layers = [data.instance.n_features, *args.hidden, max(data.instance.n_actions, len(set(train_set.actions)))]
+    if settings is not None:
+        layers = [data.instance.n_features, *settings.hidden, max(data.instance.n_actions, len(set(train_set.actions)))]
         weights = sum(a * b for a, b in zip(layers, layers[1:]))
-        # the weights, their gradients and Adam's two moments, in float64, and the activations of a batch
-        require_memory(8.0 * (4 * weights + 512 * sum(layers)), f"a network of {weights:,} weights (--hidden)")
-    generator = train(args.generator, train_set, args.hidden, args.seed, args.max_iter, k=args.k)
+        # the weights, their gradients and Adam's two moments, and the activations of a batch
+        require_memory(8.0 * (4 * weights + settings.batch_size * sum(layers)),
+                       f"a network of {weights:,} weights (--hidden)")
+    # training stops at 95% of the time left, so that evaluating and saving the best epoch fit in the limit
+    generator = train(kind, train_set, settings, k=args.k, deadline=deadline.sub(fraction=0.95))
     generator.info.update(data=str(args.data), min_frequency=args.min_frequency, augment=args.augment)
+    held_out = exact_match(generator, test_set) if len(test_set) else None
+    generator.info["test_exact_match"] = held_out["exact_match"] if held_out else None
     generator.save(args.out)
     test_path = held_out_path(args.out)
     test_set.save(test_path)
-    line = (f"{args.out}: {args.generator} generator trained on {len(train_set)} agents "
-            f"({generator.info.get('epochs', 0)} epochs, {generator.info['seconds']:.1f} s); "
-            f"held-out agents in {test_path}")
-    emit(Summary("setcover-learn", {**generator.info, "generator": args.generator, "test": test_path}, [line]), args)
+    info = generator.info
+    trained = (f"{info['epochs']} epochs (best epoch {info['best_epoch']}, validation exact match "
+               f"{info['validation_exact_match']:.4f}; stopped: {info['stopped']})" if kind in NETWORKS
+               else f"k = {generator.k}")
+    lines = [f"{args.out}: {kind} generator trained on {info['train_agents']} agents, {trained}, "
+             f"{info['seconds']:.1f} s",
+             f"exact match on the {len(test_set)} held-out agents: " +
+             (f"{held_out['exact_match']:.4f} ± {held_out['ci95']:.4f}" if held_out else "-") +
+             f" (they are in {test_path})"]
+    notes = []
+    if info.get("stopped") == "time limit":
+        notes.append(f"the time limit ({args.time_limit:g} s) ended training after {info['epochs']} epochs: the "
+                     f"generator is the best epoch so far ({info['best_epoch']})")
+    elif info.get("stopped") == "interrupted":
+        notes.append(f"interrupted after {info['epochs']} epochs: the generator is the best epoch so far "
+                     f"({info['best_epoch']})")
+    lines += [f"note: {note}" for note in notes]
+    status = "interrupted" if info.get("stopped") == "interrupted" else "ok"
+    emit(Summary("setcover-learn", {**info, "generator": kind, "test": test_path}, lines, notes=tuple(notes),
+                 status=status), args)
     return 0
+
+
+def training_settings(args: argparse.Namespace) -> TrainingSettings:
+    """The generator's defaults with the options given."""
+    chosen = {"epochs": args.epochs, "patience": args.patience, "batch_size": args.batch_size,
+              "learning_rate": args.learning_rate, "dropout": args.dropout, "l2": args.l2, "p_w": args.p_w,
+              "alpha": args.alpha, "decoder": args.decoder, "seed": args.seed}
+    if args.hidden is not None:
+        chosen["hidden"] = args.hidden
+    settings = replace(DEFAULT_SETTINGS[args.generator], **{k: v for k, v in chosen.items() if v is not None})
+    try:
+        settings.check()
+    except GeneratorError as err:
+        raise OptionError(f"setcover-learn: {err}") from None
+    return settings

@@ -11,7 +11,11 @@ GENERATE-DATASET(n, A=100, p_f=0.68, p_a=0.5, N=100,000, t=1^n, costs "real"):
 5. frequency variants ``all``/``>10``/``>40`` (:func:`frequency_filter`) and an 80/20 split (:func:`split`).
 
 Sparse classifiers ``first5``, ``last5``, ``first10``, ``last10``, ``mid5`` (0-based features 7..11 for n = 20) are
-:func:`sparse_thresholds`. A labelled data set is saved as one ``.npz`` with the instance inside.
+:func:`sparse_thresholds`. The grouped data sets of Table 4 (:func:`grouped_instance`): ``manual`` (one catalogue
+with p_a = 0.5, each of 5 groups may take a random half of it) and ``probabilistic`` (group g has its own A actions
+with p_a = 0.4, 0.5, 0.6, 0.7, 0.8); the coordinate costs w are shared, every agent of the pool is assigned a group
+uniformly at random and labelled with its group's actions (the generators are not told the group). A labelled data
+set is saved as one ``.npz`` with the instance inside.
 """
 from __future__ import annotations
 
@@ -32,6 +36,9 @@ from .problem import TIE_TOLERANCE, VALUE_LIMIT, SetCoverInstance
 
 COST_MODES = ("real", "int0", "int1")
 THRESHOLDS = ("ones", "first5", "last5", "first10", "last10", "mid5")
+GROUPINGS = ("manual", "probabilistic")
+#: the probabilistic groups' effect probabilities (notes §1.10 item 7)
+GROUP_P_A = (0.4, 0.5, 0.6, 0.7, 0.8)
 
 
 def paper_instance(n: int, actions: int = 100, p_a: float = 0.5, costs: str = "real", thresholds: str = "ones",
@@ -41,10 +48,45 @@ def paper_instance(n: int, actions: int = 100, p_a: float = 0.5, costs: str = "r
         raise InstanceError(f"unknown cost mode '{costs}': use {', '.join(COST_MODES)}")
     rng = np.random.default_rng(seed)
     D = (rng.random((actions, n)) < p_a).astype(np.int64)
-    w = {"real": lambda: rng.uniform(0, n, n), "int0": lambda: rng.integers(0, n, n).astype(float),
-         "int1": lambda: rng.integers(1, n + 1, n).astype(float)}[costs]()
+    w = _coordinate_costs(rng, n, costs)
     return SetCoverInstance.from_arrays(sparse_thresholds(n, thresholds), D, D @ w,
                                         source=f"paper instance n={n} A={actions} p_a={p_a} costs={costs} seed={seed}")
+
+
+def grouped_instance(n: int, grouping: str, actions: int = 100, costs: str = "real", thresholds: str = "ones",
+                     seed: int = 0, keep: float = 0.5) -> SetCoverInstance:
+    """The instance of Table 4's grouped data sets with 5 groups ``g0`` .. ``g4`` and shared coordinate costs w:
+    ``manual``: one catalogue (p_a = 0.5), each group may take each action with probability ``keep`` (the paper
+    does not say how many: [R] a random half); ``probabilistic``: group g has its own ``actions`` actions with
+    p_a = 0.4 + 0.1 g (5 x ``actions`` in the catalogue)."""
+    if grouping not in GROUPINGS:
+        raise InstanceError(f"unknown grouping '{grouping}': use {', '.join(GROUPINGS)}")
+    rng = np.random.default_rng(seed)
+    if grouping == "manual":
+        base = paper_instance(n, actions, 0.5, costs, thresholds, seed)
+        masks = rng.random((len(GROUP_P_A), actions)) < keep
+        D, c = base.effects, base.costs
+    else:
+        w = _coordinate_costs(rng, n, costs)
+        D = np.vstack([(rng.random((actions, n)) < p).astype(np.int64) for p in GROUP_P_A])
+        c = D @ w
+        masks = np.kron(np.eye(len(GROUP_P_A), dtype=bool), np.ones(actions, dtype=bool))
+    names = [f"a{i}" for i in range(len(D))]
+    groups = {f"g{g}": [names[i] for i in np.flatnonzero(m)] for g, m in enumerate(masks)}
+    return SetCoverInstance.from_arrays(sparse_thresholds(n, thresholds), D, c, groups=groups,
+                                        source=f"{grouping} groups n={n} A={actions} costs={costs} seed={seed}")
+
+
+def _coordinate_costs(rng: np.random.Generator, n: int, costs: str) -> np.ndarray:
+    if costs not in COST_MODES:
+        raise InstanceError(f"unknown cost mode '{costs}': use {', '.join(COST_MODES)}")
+    return {"real": lambda: rng.uniform(0, n, n), "int0": lambda: rng.integers(0, n, n).astype(float),
+            "int1": lambda: rng.integers(1, n + 1, n).astype(float)}[costs]()
+
+
+def group_names(instance: SetCoverInstance) -> list[str]:
+    """The instance's groups in file order (a labelled agent's group is an index into this list)."""
+    return list(instance.groups or {})
 
 
 def sparse_thresholds(n: int, kind: str = "ones") -> np.ndarray:
@@ -84,6 +126,7 @@ class LabelledAgents:
         actions: canonical optimal sets (ascending indices).
         cost: OPT per agent.
         info: how the data were made (generator parameters, exclusion counts, timings).
+        groups: (grouped data) each agent's group, an index into :func:`group_names`; None without groups.
     """
 
     instance: SetCoverInstance
@@ -91,6 +134,7 @@ class LabelledAgents:
     actions: list[tuple[int, ...]]
     cost: np.ndarray
     info: dict[str, Any] = field(default_factory=dict)
+    groups: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.X)
@@ -98,7 +142,7 @@ class LabelledAgents:
     def subset(self, rows: np.ndarray) -> "LabelledAgents":
         rows = np.asarray(rows)
         return LabelledAgents(self.instance, self.X[rows], [self.actions[k] for k in rows], self.cost[rows],
-                              dict(self.info))
+                              dict(self.info), None if self.groups is None else self.groups[rows])
 
     def sizes(self) -> dict[int, int]:
         """Number of agents per CFE size."""
@@ -112,8 +156,9 @@ class LabelledAgents:
         for k, a in enumerate(self.actions):
             padded[k, :len(a)] = a
         X = self.X.astype(np.int8 if self.X.size == 0 or self.X.max() <= 127 else np.int64)
+        grouped = {} if self.groups is None else {"groups": self.groups.astype(np.int16)}
         write_npz(path, X=X, actions=padded, cost=np.asarray(self.cost, dtype=float),
-                  instance=json.dumps(self.instance.to_dict()), info=json.dumps(self.info))
+                  instance=json.dumps(self.instance.to_dict()), info=json.dumps(self.info), **grouped)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "LabelledAgents":
@@ -147,7 +192,13 @@ class LabelledAgents:
             raise DataError(f"{path}: cost[{bad[0]}] = {float(cost[bad[0]])!r}; costs must be finite and >= 0")
         actions = _label_sets(labels, instance, path)
         _require_consistent(instance, X, labels, cost, path)
-        return cls(instance, X, actions, cost, info)
+        groups = None
+        if "groups" in arrays:
+            groups = _integer_matrix(np.asarray(arrays["groups"])[:, None], "groups", path, low=0,
+                                     high=len(group_names(instance)) - 1)[:, 0]
+            if len(groups) != len(X):
+                raise DataError(f"{path}: {len(groups)} groups for {len(X)} agents; they must match")
+        return cls(instance, X, actions, cost, info, groups)
 
 
 def _json_array(arrays: dict[str, np.ndarray], key: str, path: str | os.PathLike) -> Any:
@@ -217,10 +268,10 @@ def _require_consistent(instance: SetCoverInstance, X: np.ndarray, labels: np.nd
 
 
 def label(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", max_size: int = 3,
-          drop_ties: bool = True) -> LabelledAgents:
-    """Label agents with their canonical optimum; drop infeasible ones, ties (``drop_ties``) and sets larger than
-    ``max_size``. ``info`` records how many were dropped and the timings."""
-    labels = label_agents(instance, X, method)
+          drop_ties: bool = True, group: str | None = None) -> LabelledAgents:
+    """Label agents (of ``group``: with its actions) with their canonical optimum; drop infeasible ones, ties
+    (``drop_ties``) and sets larger than ``max_size``. ``info`` records how many were dropped and the timings."""
+    labels = label_agents(instance, X, method, group)
     sizes = np.array([len(a) for a in labels.actions])
     feasible = np.isfinite(labels.values)
     tied = np.array([u is False for u in labels.unique])
@@ -287,6 +338,30 @@ def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.
     data.info.update({"n": n, "actions": actions, "p_f": p_f, "p_a": p_a, "draws": draws, "costs": costs,
                       "thresholds": thresholds, "seed": seed})
     return data
+
+
+def generate_grouped(grouping: str, n: int = 20, actions: int = 100, p_f: float = 0.68, draws: int = 100_000,
+                     costs: str = "real", thresholds: str = "ones", method: str = "storm", max_size: int = 3,
+                     seed: int = 0) -> LabelledAgents:
+    """Table 4's grouped data set (:func:`grouped_instance`): the agent pool, each agent in a group drawn
+    uniformly, labelled with its group's actions; ``info["per_group"]`` has each group's counts."""
+    require_memory(4 * 8 * n * (len(GROUP_P_A) * actions + draws), f"{draws} agents of {n} features")
+    instance = grouped_instance(n, grouping, actions, costs, thresholds, seed)
+    X = agent_pool(instance, draws, p_f, seed + 1)
+    assigned = np.random.default_rng(seed + 2).integers(0, len(GROUP_P_A), len(X))
+    parts = [label(instance, X[assigned == g], method, max_size, group=name)
+             for g, name in enumerate(group_names(instance))]
+    keys = ("agents", "infeasible", "tied", "too_large", "kept", "family_states", "family_choices")
+    info = {key: sum(p.info[key] for p in parts) for key in keys}
+    info.update(method=method, per_group={name: {key: p.info[key] for key in keys[:5]}
+                                          for name, p in zip(group_names(instance), parts)},
+                timings={phase: sum(p.info["timings"].get(phase, 0.0) for p in parts)
+                         for phase in parts[0].info["timings"]},
+                n=n, actions=actions, p_f=p_f, p_a=list(GROUP_P_A) if grouping == "probabilistic" else 0.5,
+                draws=draws, costs=costs, thresholds=thresholds, seed=seed, groups=grouping)
+    return LabelledAgents(instance, np.vstack([p.X for p in parts]), [a for p in parts for a in p.actions],
+                          np.concatenate([p.cost for p in parts]), info,
+                          np.concatenate([np.full(len(p), g) for g, p in enumerate(parts)]))
 
 
 def load_instance(path: str | os.PathLike) -> SetCoverInstance:

@@ -2,16 +2,23 @@
 
 Generators map an agent x ∈ {0,1}^n to a CFE without solving anything; they see what the paper's settings give:
 
-- ``mc`` (named CFE, multi-class): softmax over the K distinct training CFEs, ``L_MC = −(1/m) Σ_i Σ_k I_i^(k) log Î_i^(k)``;
-  closed world: a CFE not seen in training cannot be predicted;
-- ``na`` (named action, multi-label): one sigmoid per action, ``Î = {a : σ(z^(a)) > 0.5}`` (argmax if empty);
-- ``fa`` (full action, multi-label on the padded 3·n-bit effect vectors in ascending catalogue order); the decoded
-  effect vectors are snapped to the nearest catalogue action (Hamming) where the catalogue is known;
+- ``mc`` (named CFE, multi-class): softmax over the K distinct training CFEs, trained with the cross-entropy
+  ``L_MC = −(1/m) Σ_i Σ_k I_i^(k) log Î_i^(k)``; closed world: a CFE not seen in training cannot be predicted;
+- ``na`` (named action, multi-label): one sigmoid per action, ``Î = {a : σ(z^(a)) > 0.5}`` (argmax if empty), trained
+  with the paper's weighted loss ``L_NA^w = p_w · BCE + α · (1/m) Σ_i ‖Î_i − I_i‖_1``;
+- ``fa`` (full action, multi-label): the padded 3·n effect bits (ascending catalogue order), same loss;
+- ``seq2seq`` (full action, the paper's encoder-decoder, Fig. 2): an MLP encoder gives the initial state of a GRU
+  decoder that emits one effect vector per step with a "last action" bit (at most 3 steps), same loss per step;
 - ``knn``: the paper's baseline, majority vote of the k nearest training agents in Hamming distance
   ``d_H(x, y) = Σ_j [x_j ≠ y_j]`` (ties: smaller total distance of the voters, then the smaller class id).
 
-The networks are scikit-learn MLPs (ReLU, Adam, early stopping on 10% of the training set); their weights are
-saved as ``.npz`` and inference is a few numpy matrix products. Augmentation is Algorithm 1 with a budget.
+The full-action generators predict effect vectors: their exact match is the paper's (the predicted effect vectors
+equal the CFE's); where the catalogue is known, the decoded vectors are snapped to the nearest catalogue actions
+(Hamming) for the guarantees.
+
+Training the networks needs PyTorch (``pip install 'stormcf[learn]'``, :mod:`.training`); a saved generator is
+weights as arrays in an ``.npz`` with JSON metadata (no pickle), and inference is numpy: batch normalisation is
+folded into the dense layers when a generator is saved. ``knn`` needs no PyTorch at all.
 
 **Guarantees** (not in the paper): with the instance known, every prediction is validated (``x + Σ e_i >= t``);
 an invalid one is repaired (greedy completion from it, then reverse delete), MC's top-k candidates are filtered by
@@ -24,64 +31,197 @@ import json
 import math
 import os
 import time
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..console import progress
+from ..deadline import Deadline
 from ..errors import StormcfError
 from ..examples import readable_file
 from ..report import write_npz
-from .data import LabelledAgents
+from .data import LabelledAgents, group_names
 from .engines import greedy_completion, lp_bound, run_engine
 from .problem import TIE_TOLERANCE, SetCoverInstance, SetCoverProblem
 
-GENERATORS = ("mc", "na", "fa", "knn")
+GENERATORS = ("mc", "na", "fa", "seq2seq", "knn")
+#: generators that are neural networks (training them needs PyTorch)
+NETWORKS = ("mc", "na", "fa", "seq2seq")
+#: generators that predict effect vectors (the full-action setting)
+FULL_ACTION = ("fa", "seq2seq")
 #: the paper's k of the Hamming baseline for n = 20 / 50 / 100
 PAPER_K = {20: 5, 50: 10, 100: 15}
 #: FA decodes at most this many effect vectors (the paper's CFEs have 1 to 3 actions)
 FA_SLOTS = 3
+#: what the first key of a generator file says
+FILE_FORMAT = "stormcf set-cover generator"
+FILE_VERSION = 1
+OUTPUTS = ("softmax", "sigmoid", "tanh")
 
 
 class GeneratorError(StormcfError):
-    """A generator file is malformed or does not fit the instance."""
+    """A generator file is malformed or does not fit the instance; bad training options."""
+
+
+# ==================================================================================================== settings
+@dataclass(frozen=True)
+class TrainingSettings:
+    """Hyper-parameters of a network generator (notes §2; [R]: where the paper is silent).
+
+    Attributes:
+        hidden: widths of the hidden layers (paper: MC 2 x 2000, NA 3 x 2000; each Linear → batch norm → ReLU →
+            dropout).
+        epochs: epochs at most (the learning rate follows one cycle over them).
+        batch_size: agents per gradient step (paper: MC 2000, NA 6000 "on average").
+        patience: early stopping: epochs without a better validation exact match (the best epoch is kept).
+        learning_rate: the peak of the one-cycle schedule (Adam).
+        dropout: dropout rate after every hidden layer.
+        l2: ℓ2 regularisation of the weights (Adam's weight decay).
+        p_w, alpha: the weights of ``L^w = p_w · BCE + α · L1`` (na, fa, seq2seq; paper grid {0.05, 0.07, 0.1}).
+        decoder: seq2seq: the GRU decoder's state size.
+        validation: share of the training agents held out for early stopping.
+        seed: seeds initialisation, shuffling, dropout and the validation split.
+        threads: CPU threads of PyTorch (fixed: results are deterministic for a given number of threads).
+    """
+
+    hidden: tuple[int, ...] = (2000, 2000)
+    epochs: int = 60
+    batch_size: int = 2000
+    patience: int = 20
+    learning_rate: float = 3e-3
+    dropout: float = 0.1
+    l2: float = 1e-5
+    p_w: float = 0.1
+    alpha: float = 0.1
+    decoder: int = 512
+    validation: float = 0.1
+    seed: int = 0
+    threads: int = 2
+
+    def check(self) -> None:
+        """Raise :class:`GeneratorError` naming the first setting out of range."""
+        positive = {"epochs": self.epochs, "batch_size": self.batch_size, "patience": self.patience,
+                    "decoder": self.decoder, "threads": self.threads}
+        for name, value in positive.items():
+            if not (isinstance(value, int) and value >= 1):
+                raise GeneratorError(f"{name} must be a positive integer, got {value!r}")
+        if not self.hidden or any(not (isinstance(h, int) and h >= 1) for h in self.hidden):
+            raise GeneratorError(f"hidden layer widths must be positive integers, got {list(self.hidden)}")
+        ranges = {"learning_rate": (self.learning_rate, "> 0", lambda v: v > 0),
+                  "dropout": (self.dropout, "in [0, 1)", lambda v: 0 <= v < 1),
+                  "l2": (self.l2, ">= 0", lambda v: v >= 0), "p_w": (self.p_w, ">= 0", lambda v: v >= 0),
+                  "alpha": (self.alpha, ">= 0", lambda v: v >= 0),
+                  "validation": (self.validation, "in (0, 1)", lambda v: 0 < v < 1)}
+        for name, (value, want, ok) in ranges.items():
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and ok(value)):
+                raise GeneratorError(f"{name} must be {want}, got {value!r}")
+        if self.p_w == 0 and self.alpha == 0:
+            raise GeneratorError("p_w and alpha are both 0: the multi-label loss would be 0")
+
+
+#: defaults per generator: the paper's layers (notes §2.1, §2.3; FA as NA, the encoder-decoder as MC: the paper
+#: gives no sizes for them) with epochs, batches and learning rates for CPU minutes instead of the paper's
+#: 3000-5000 epochs ([R], measured: the multi-label losses need smaller batches and a larger rate; README, Table 2)
+DEFAULT_SETTINGS = {
+    "mc": TrainingSettings(hidden=(2000, 2000), epochs=60, batch_size=2000, patience=20),
+    "na": TrainingSettings(hidden=(2000, 2000, 2000), epochs=60, batch_size=512, patience=20, learning_rate=1e-2,
+                           dropout=0.05),
+    "fa": TrainingSettings(hidden=(2000, 2000, 2000), epochs=60, batch_size=512, patience=20, learning_rate=1e-2,
+                           dropout=0.05),
+    "seq2seq": TrainingSettings(hidden=(2000, 2000), epochs=60, batch_size=512, patience=20, learning_rate=1e-2,
+                                dropout=0.05, decoder=512),
+}
 
 
 # ==================================================================================================== networks
 @dataclass(frozen=True, eq=False)
 class Network:
-    """An MLP for inference in numpy: ReLU hidden layers, softmax or sigmoid outputs."""
+    """An MLP for inference in numpy: ReLU hidden layers (batch normalisation folded in), then the output
+    activation (softmax, sigmoid, or tanh for the encoder of seq2seq)."""
 
     weights: tuple[np.ndarray, ...]
     biases: tuple[np.ndarray, ...]
     output: str
 
-    @classmethod
-    def from_sklearn(cls, mlp) -> "Network":
-        output = "softmax" if mlp.out_activation_ == "softmax" else "sigmoid"
-        return cls(tuple(np.asarray(w, dtype=np.float32) for w in mlp.coefs_),
-                   tuple(np.asarray(b, dtype=np.float32) for b in mlp.intercepts_), output)
-
-    def scores(self, X: np.ndarray) -> np.ndarray:
-        """Output probabilities (N, outputs)."""
+    def logits(self, X: np.ndarray) -> np.ndarray:
         h = np.asarray(X, dtype=np.float32)
         for w, b in zip(self.weights[:-1], self.biases[:-1]):
             h = np.maximum(h @ w + b, 0.0)
-        z = h @ self.weights[-1] + self.biases[-1]
+        return h @ self.weights[-1] + self.biases[-1]
+
+    def scores(self, X: np.ndarray) -> np.ndarray:
+        """Output activations (N, outputs)."""
+        z = self.logits(X)
         if self.output == "softmax":
             z = np.exp(z - z.max(axis=1, keepdims=True))
             return z / z.sum(axis=1, keepdims=True)
-        return 1.0 / (1.0 + np.exp(-z))
+        if self.output == "tanh":
+            return np.tanh(z)
+        return _sigmoid(z)
 
-    def arrays(self) -> dict[str, np.ndarray]:
-        out = {f"w{k}": w for k, w in enumerate(self.weights)}
-        out.update({f"b{k}": b for k, b in enumerate(self.biases)})
+    def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
+        out = {f"{prefix}w{k}": w for k, w in enumerate(self.weights)}
+        out.update({f"{prefix}b{k}": b for k, b in enumerate(self.biases)})
         return out
 
-    @classmethod
-    def from_arrays(cls, data, layers: int, output: str) -> "Network":
-        return cls(tuple(data[f"w{k}"] for k in range(layers)), tuple(data[f"b{k}"] for k in range(layers)), output)
+
+@dataclass(frozen=True, eq=False)
+class Decoder:
+    """The GRU decoder of ``seq2seq`` (PyTorch's gate order r, z, n):
+
+        r = σ(W_ir u + b_ir + W_hr h + b_hr),  z = σ(W_iz u + b_iz + W_hz h + b_hz),
+        g = tanh(W_in u + b_in + r ⊙ (W_hn h + b_hn)),  h' = (1 − z) ⊙ g + z ⊙ h,
+
+    then ``head`` gives n effect logits and one "last action" logit. The input u of the first step is the start
+    flag (0^n, 1), then the previous step's effect bits (e, 0)."""
+
+    w_ih: np.ndarray          # (3H, n + 1)
+    w_hh: np.ndarray          # (3H, H)
+    b_ih: np.ndarray          # (3H,)
+    b_hh: np.ndarray          # (3H,)
+    head_w: np.ndarray        # (H, n + 1)
+    head_b: np.ndarray        # (n + 1,)
+
+    NAMES = ("w_ih", "w_hh", "b_ih", "b_hh", "head_w", "head_b")
+
+    def decode(self, h: np.ndarray, steps: int = FA_SLOTS) -> list[np.ndarray]:
+        """Greedy decoding from the initial states ``h`` (N, H): per agent the effect vectors (s, n) as 0/1."""
+        n = self.head_w.shape[1] - 1
+        N = len(h)
+        u = np.zeros((N, n + 1), dtype=np.float32)
+        u[:, n] = 1.0
+        bits = np.zeros((N, steps, n), dtype=np.int8)
+        length = np.full(N, steps)
+        active = np.ones(N, dtype=bool)
+        for step in range(steps):
+            h = self._cell(u, h)
+            out = h @ self.head_w + self.head_b
+            bits[active, step] = out[active, :n] > 0
+            last = active & (out[:, n] > 0)
+            length[last] = step + 1
+            active &= ~last
+            u = np.zeros_like(u)
+            u[:, :n] = out[:, :n] > 0
+        return [bits[k, :length[k]] for k in range(N)]
+
+    def _cell(self, u: np.ndarray, h: np.ndarray) -> np.ndarray:
+        gi = u @ self.w_ih.T + self.b_ih
+        gh = h @ self.w_hh.T + self.b_hh
+        H = h.shape[1]
+        r = _sigmoid(gi[:, :H] + gh[:, :H])
+        z = _sigmoid(gi[:, H:2 * H] + gh[:, H:2 * H])
+        g = np.tanh(gi[:, 2 * H:] + r * gh[:, 2 * H:])
+        return (1 - z) * g + z * h
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {f"decoder_{name}": getattr(self, name) for name in self.NAMES}
+
+
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * z))          # σ(z) without overflow in exp
 
 
 def top_classes(scores: np.ndarray, k: int) -> np.ndarray:
@@ -104,16 +244,17 @@ def top_classes(scores: np.ndarray, k: int) -> np.ndarray:
 # ==================================================================================================== generators
 @dataclass(eq=False)
 class Generator:
-    """A trained generator: ``kind`` in mc / na / fa / knn.
+    """A trained generator: ``kind`` in mc / na / fa / seq2seq / knn.
 
     Attributes:
         kind: the formulation.
         n_features, n_actions: sizes of the instance it was trained on.
         classes: (mc, knn) the training CFEs, class k = ``classes[k]``.
-        network: (mc, na, fa) the MLP.
+        network: (mc, na, fa) the MLP; (seq2seq) the encoder, whose tanh outputs are the decoder's first state.
+        decoder: (seq2seq) the GRU decoder.
         train_X, train_y: (knn) the training agents and their class ids.
         k: (knn) neighbours.
-        info: training facts (epochs, seconds, sizes, hyper-parameters).
+        info: training facts (epochs, seconds, sizes, hyper-parameters, the learning curve).
     """
 
     kind: str
@@ -121,6 +262,7 @@ class Generator:
     n_actions: int
     classes: list[tuple[int, ...]] = field(default_factory=list)
     network: Network | None = None
+    decoder: Decoder | None = None
     train_X: np.ndarray | None = None
     train_y: np.ndarray | None = None
     k: int = 5
@@ -130,51 +272,76 @@ class Generator:
     def class_scores(self, X: np.ndarray) -> np.ndarray:
         """(mc) softmax over the training CFEs; (knn) vote shares."""
         if self.kind == "mc":
-            scores = self.network.scores(X)
-            return np.hstack([1 - scores, scores]) if scores.shape[1] == 1 else scores   # two classes: one logit
+            return self.network.scores(X)
         if self.kind == "knn":
             return self._votes(np.asarray(X))
         raise GeneratorError(f"a {self.kind} generator has no CFE classes")
 
+    def action_sets(self, X: np.ndarray) -> list[tuple[int, ...]]:
+        """(na) the predicted action names: ``{a : σ(z^(a)) > 0.5}``, the argmax if that is empty."""
+        out = self.network.logits(X)
+        chosen = out > 0
+        empty = ~chosen.any(axis=1)
+        chosen[empty, out[empty].argmax(axis=1)] = True
+        return [tuple(np.flatnonzero(row).tolist()) for row in chosen]
+
+    def effect_vectors(self, X: np.ndarray) -> list[np.ndarray]:
+        """(fa, seq2seq) the predicted effect vectors per agent, (s, n) 0/1 in the predicted order: fa's non-zero
+        slots of the padded 3·n bits, seq2seq's decoded steps."""
+        X = np.asarray(X)
+        if self.kind == "seq2seq":
+            return self.decoder.decode(self.network.scores(X))
+        if self.kind != "fa":
+            raise GeneratorError(f"a {self.kind} generator does not predict effect vectors")
+        bits = (self.network.logits(X) > 0).reshape(len(X), FA_SLOTS, self.n_features).astype(np.int8)
+        return [rows[rows.any(axis=1)] for rows in bits]
+
     def predict(self, X: np.ndarray, instance: SetCoverInstance | None = None, top_k: int = 1
                 ) -> list[list[tuple[int, ...]]]:
-        """Candidate CFEs per agent, best first (``top_k`` of them for mc/knn; one for na/fa). FA snaps decoded
-        effect vectors to catalogue actions and needs the instance."""
+        """Candidate CFEs per agent, best first (``top_k`` of them for mc/knn; one for na/fa/seq2seq). The
+        full-action generators snap their effect vectors to catalogue actions and need the instance."""
         X = np.asarray(X)
         if self.kind in ("mc", "knn"):
             top = top_classes(self.class_scores(X), top_k)
             return [[self.classes[c] for c in row] for row in top]
-        out = self.network.scores(X)
         if self.kind == "na":
-            chosen = out > 0.5
-            empty = ~chosen.any(axis=1)
-            chosen[empty, out[empty].argmax(axis=1)] = True
-            return [[tuple(np.flatnonzero(row).tolist())] for row in chosen]
+            return [[a] for a in self.action_sets(X)]
         if instance is None:
-            raise GeneratorError("the full-action generator predicts effect vectors; snapping them to actions "
+            raise GeneratorError("the full-action generators predict effect vectors; snapping them to actions "
                                  "needs the instance")
-        bits = (out > 0.5).reshape(len(X), FA_SLOTS, self.n_features)
         effects = (instance.effects >= 1).astype(np.int8)
-        out_sets = []
-        for rows in bits:
-            rows = rows[rows.any(axis=1)]
-            nearest = np.abs(rows[:, None, :].astype(np.int8) - effects[None]).sum(axis=2).argmin(axis=1)
-            out_sets.append([tuple(sorted(set(nearest.tolist())))])
-        return out_sets
+        out = []
+        for rows in self.effect_vectors(X):
+            nearest = np.abs(rows[:, None, :] - effects[None]).sum(axis=2).argmin(axis=1)
+            out.append([tuple(sorted(set(nearest.tolist())))])
+        return out
+
+    def exact_matches(self, X: np.ndarray, actions: list[tuple[int, ...]], instance: SetCoverInstance
+                      ) -> np.ndarray:
+        """The paper's 0/1 loss per agent, as True where the prediction is exact: the same CFE (mc, knn), the same
+        set of action names (na), the same effect vectors in the same order (fa, seq2seq; no snapping)."""
+        if self.kind in FULL_ACTION:
+            truth = [(instance.effects[list(a)] >= 1).astype(np.int8) for a in actions]
+            return np.array([p.shape == t.shape and np.array_equal(p, t)
+                             for p, t in zip(self.effect_vectors(X), truth)], dtype=bool)
+        if self.kind == "na":
+            return np.array([p == tuple(a) for p, a in zip(self.action_sets(X), actions)], dtype=bool)
+        return np.array([c[0] == tuple(a) for c, a in zip(self.predict(X), actions)], dtype=bool)
 
     def _votes(self, X: np.ndarray, chunk: int = 2048) -> np.ndarray:
         """Vote shares of the k nearest training agents (Hamming; ties by total distance, then class id)."""
         T = self.train_X.astype(np.float32)
         norms = T.sum(axis=1)
         K = len(self.classes)
+        k = min(self.k, len(T))
         out = np.zeros((len(X), K))
         for start in range(0, len(X), chunk):
             x = X[start:start + chunk].astype(np.float32)
             d = x.sum(axis=1)[:, None] + norms[None, :] - 2 * x @ T.T          # d_H for 0/1 vectors
-            near = np.argpartition(d, self.k - 1, axis=1)[:, :self.k]
+            near = np.argpartition(d, k - 1, axis=1)[:, :k]
             labels = self.train_y[near]
             dist = np.take_along_axis(d, near, axis=1)
-            rows = np.repeat(np.arange(len(x)), self.k)
+            rows = np.repeat(np.arange(len(x)), k)
             votes = np.zeros((len(x), K))
             np.add.at(votes, (rows, labels.ravel()), 1.0)
             total = np.zeros((len(x), K))
@@ -185,30 +352,37 @@ class Generator:
 
     # ------------------------------------------------------------------------------------------------ files
     def save(self, path: str | os.PathLike) -> None:
-        meta = {"kind": self.kind, "n_features": self.n_features, "n_actions": self.n_actions, "k": self.k,
-                "classes": [list(c) for c in self.classes], "info": self.info}
+        """Weights as arrays and the metadata as JSON in one ``.npz`` (read back without pickle)."""
+        meta = {"format": FILE_FORMAT, "version": FILE_VERSION, "kind": self.kind, "n_features": self.n_features,
+                "n_actions": self.n_actions, "classes": [list(c) for c in self.classes], "info": self.info}
         arrays: dict[str, Any] = {}
         if self.network is not None:
             arrays.update(self.network.arrays())
             meta.update(layers=len(self.network.weights), output=self.network.output)
-        if self.train_X is not None:
-            arrays.update(train_X=np.packbits(self.train_X.astype(bool), axis=1), train_y=self.train_y)
-        write_npz(path, meta=json.dumps(meta), **arrays)
+        if self.decoder is not None:
+            arrays.update(self.decoder.arrays())
+        if self.kind == "knn":
+            meta["k"] = self.k
+            arrays.update(train_X=np.packbits(self.train_X.astype(bool), axis=1),
+                          train_y=self.train_y.astype(np.int32))
+        write_npz(path, meta=np.array(json.dumps(meta)), **arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Generator":
+        """A generator file from :meth:`save`, validated: a malformed or hostile file raises
+        :class:`GeneratorError` with one line naming the file and the field."""
         readable_file(path, GeneratorError)
         try:
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                network = (Network.from_arrays(data, meta["layers"], meta["output"]) if "layers" in meta else None)
-                train_X = (np.unpackbits(data["train_X"], axis=1)[:, :meta["n_features"]].astype(np.int8)
-                           if "train_X" in data else None)
-                train_y = data["train_y"] if "train_y" in data else None
-        except (OSError, KeyError, ValueError) as err:
+            data = np.load(path, allow_pickle=False)
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                raise GeneratorError(f"{path}: not a generator file (.npz from setcover-learn): a single array")
+            with data:
+                arrays = {name: data[name] for name in data.files}
+        except GeneratorError:
+            raise
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error) as err:
             raise GeneratorError(f"{path}: not a generator file (.npz from setcover-learn): {err}") from None
-        return cls(meta["kind"], meta["n_features"], meta["n_actions"], [tuple(c) for c in meta["classes"]],
-                   network, train_X, train_y, meta["k"], meta["info"])
+        return _GeneratorFile(str(path), arrays).generator()
 
     def check_fits(self, instance: SetCoverInstance) -> None:
         if (self.n_features, self.n_actions) != (instance.n_features, instance.n_actions):
@@ -216,42 +390,164 @@ class Generator:
                                  f"actions; {instance.source} has {instance.n_features} and {instance.n_actions}")
 
 
+class _GeneratorFile:
+    """The validation of a generator file's arrays and metadata: every failure names the file and the field."""
+
+    def __init__(self, path: str, arrays: dict[str, np.ndarray]) -> None:
+        self.path, self.arrays = path, arrays
+
+    def fail(self, name: str, problem: str) -> GeneratorError:
+        return GeneratorError(f"{self.path}: field '{name}': {problem}")
+
+    def generator(self) -> Generator:
+        meta = self.meta()
+        kind, n, A = meta["kind"], meta["n_features"], meta["n_actions"]
+        classes = self.classes(meta.get("classes"), A) if kind in ("mc", "knn") else []
+        gen = Generator(kind, n, A, classes, info=meta["info"])
+        if kind == "knn":
+            gen.k = self.integer(meta, "k", 1)
+            gen.train_X, gen.train_y = self.neighbours(n, len(classes))
+            return gen
+        outputs = {"mc": len(classes), "na": A, "fa": FA_SLOTS * n}
+        layers = self.integer(meta, "layers", 1)
+        output = meta.get("output")
+        expected = {"mc": "softmax", "na": "sigmoid", "fa": "sigmoid", "seq2seq": "tanh"}[kind]
+        if output != expected:
+            raise self.fail("output", f"a {kind} generator has {expected} outputs, the file says {output!r}")
+        if kind == "seq2seq":
+            gen.decoder = self.decoder(n)
+            outputs["seq2seq"] = gen.decoder.w_hh.shape[1]
+        gen.network = self.network(layers, n, outputs[kind], output)
+        return gen
+
+    def meta(self) -> dict[str, Any]:
+        raw = self.array("meta", ())
+        if raw.dtype.kind != "U":
+            raise self.fail("meta", f"expected a JSON string, got {raw.dtype}")
+        try:
+            meta = json.loads(str(raw))
+        except ValueError as err:
+            raise self.fail("meta", f"not JSON ({err})") from None
+        if not isinstance(meta, dict):
+            raise self.fail("meta", "expected a JSON object")
+        if meta.get("format") != FILE_FORMAT or meta.get("version") != FILE_VERSION:
+            raise self.fail("meta", f"not a generator file of this stormcf (format {meta.get('format')!r}, version "
+                                    f"{meta.get('version')!r}; expected {FILE_FORMAT!r}, {FILE_VERSION})")
+        if meta.get("kind") not in GENERATORS:
+            raise self.fail("kind", f"unknown generator {meta.get('kind')!r} (known: {', '.join(GENERATORS)})")
+        for name in ("n_features", "n_actions"):
+            self.integer(meta, name, 1)
+        if not isinstance(meta.get("info", {}), dict):
+            raise self.fail("info", "expected a JSON object")
+        meta.setdefault("info", {})
+        return meta
+
+    def integer(self, meta: dict, name: str, low: int) -> int:
+        value = meta.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise self.fail(name, f"expected an integer >= {low}, got {value!r}")
+        return value
+
+    def classes(self, raw: Any, n_actions: int) -> list[tuple[int, ...]]:
+        if not isinstance(raw, list) or not raw:
+            raise self.fail("classes", "expected a non-empty list of CFEs (lists of action ids)")
+        out = []
+        for k, cfe in enumerate(raw):
+            if (not isinstance(cfe, list) or any(isinstance(i, bool) or not isinstance(i, int) for i in cfe)
+                    or any(not 0 <= i < n_actions for i in cfe) or cfe != sorted(set(cfe))):
+                raise self.fail("classes", f"class {k} is {cfe!r}: expected ascending distinct action ids in "
+                                           f"0..{n_actions - 1}")
+            out.append(tuple(cfe))
+        if len(set(out)) != len(out):
+            raise self.fail("classes", "a CFE appears twice")
+        return out
+
+    def array(self, name: str, shape: tuple[int | None, ...], kind: str | None = None) -> np.ndarray:
+        """The array ``name`` of the given shape (None: any length) and dtype kind (``f`` floats, finite)."""
+        if name not in self.arrays:
+            raise self.fail(name, "missing")
+        a = self.arrays[name]
+        if a.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, a.shape)):
+            want = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
+            raise self.fail(name, f"expected shape {want}, got {a.shape}")
+        if kind == "f":
+            if a.dtype not in (np.float32, np.float64):
+                raise self.fail(name, f"expected float32 weights, got {a.dtype}")
+            if not np.isfinite(a).all():
+                raise self.fail(name, "weights are not finite (NaN or infinity)")
+            return a.astype(np.float32)
+        if kind is not None and a.dtype.kind != kind:
+            raise self.fail(name, f"expected dtype kind {kind!r}, got {a.dtype}")
+        return a
+
+    def network(self, layers: int, inputs: int, outputs: int, output: str, prefix: str = "") -> Network:
+        weights, biases = [], []
+        width = inputs
+        for k in range(layers):
+            last = k == layers - 1
+            w = self.array(f"{prefix}w{k}", (width, outputs if last else None), "f")
+            if w.shape[1] < 1:
+                raise self.fail(f"{prefix}w{k}", "a layer without units")
+            weights.append(w)
+            biases.append(self.array(f"{prefix}b{k}", (w.shape[1],), "f"))
+            width = w.shape[1]
+        return Network(tuple(weights), tuple(biases), output)
+
+    def decoder(self, n: int) -> Decoder:
+        w_hh = self.array("decoder_w_hh", (None, None), "f")
+        H = w_hh.shape[1]
+        if H < 1 or w_hh.shape[0] != 3 * H:
+            raise self.fail("decoder_w_hh", f"expected shape (3H, H), got {w_hh.shape}")
+        return Decoder(self.array("decoder_w_ih", (3 * H, n + 1), "f"), w_hh,
+                       self.array("decoder_b_ih", (3 * H,), "f"), self.array("decoder_b_hh", (3 * H,), "f"),
+                       self.array("decoder_head_w", (H, n + 1), "f"), self.array("decoder_head_b", (n + 1,), "f"))
+
+    def neighbours(self, n: int, classes: int) -> tuple[np.ndarray, np.ndarray]:
+        packed = self.array("train_X", (None, (n + 7) // 8), "u")
+        if packed.dtype != np.uint8 or len(packed) == 0:
+            raise self.fail("train_X", f"expected packed bits (uint8) of at least one agent, got {packed.dtype} "
+                                       f"{packed.shape}")
+        y = self.array("train_y", (len(packed),), "i")
+        if y.size and not (0 <= y.min() and y.max() < classes):
+            raise self.fail("train_y", f"class ids must be in 0..{classes - 1}, found {int(y.min())}..{int(y.max())}")
+        return np.unpackbits(packed, axis=1)[:, :n].astype(np.int8), y.astype(np.int64)
+
+
 # ==================================================================================================== training
-def train(kind: str, data: LabelledAgents, hidden: tuple[int, ...] = (256, 256), seed: int = 0,
-          max_iter: int = 200, patience: int = 10, batch_size: int = 512, k: int | None = None) -> Generator:
-    """Train a generator on labelled agents (scikit-learn MLP; early stopping on 10% of the data)."""
+def train(kind: str, data: LabelledAgents, settings: TrainingSettings | None = None, k: int | None = None,
+          deadline: Deadline | None = None, watch: LabelledAgents | None = None) -> Generator:
+    """Train a generator on labelled agents.
+
+    The networks (``mc``, ``na``, ``fa``, ``seq2seq``) train with PyTorch (:func:`.training.fit`: early stopping on
+    a validation split, the best epoch kept; ``deadline`` and the first Ctrl-C stop after the current batch with the
+    best epoch so far, see ``info["stopped"]``); ``settings`` default to :data:`DEFAULT_SETTINGS`. ``knn`` stores
+    the agents (``k``: the paper's 5/10/15 by default). ``watch``: agents whose exact match is recorded per epoch
+    in the learning curve ``info["history"]`` (never used for training or selection)."""
     if kind not in GENERATORS:
         raise GeneratorError(f"unknown generator '{kind}': use {', '.join(GENERATORS)}")
+    if len(data) == 0:
+        raise GeneratorError("no agents to train on")
     inst = data.instance
-    start = time.perf_counter()
-    classes = sorted(set(data.actions))
-    index = {c: i for i, c in enumerate(classes)}
-    gen = Generator(kind, inst.n_features, inst.n_actions)
     if kind == "knn":
-        gen.classes, gen.k = classes, k or PAPER_K.get(inst.n_features, 5)
-        gen.train_X, gen.train_y = data.X.astype(np.int8), np.array([index[a] for a in data.actions])
-    else:
-        from sklearn.neural_network import MLPClassifier
-        if kind == "mc":
-            gen.classes = classes
-            y = np.array([index[a] for a in data.actions])
-        elif kind == "na":
-            y = np.zeros((len(data), inst.n_actions), dtype=np.int8)
-            for r, a in enumerate(data.actions):
-                y[r, list(a)] = 1
-        else:
-            y = fa_targets(inst, data.actions)
-        mlp = MLPClassifier(hidden_layer_sizes=hidden, early_stopping=True, validation_fraction=0.1,
-                            n_iter_no_change=patience, batch_size=min(batch_size, len(data)), max_iter=max_iter,
-                            random_state=seed)
-        mlp.fit(data.X.astype(np.float32), y)
-        gen.network = Network.from_sklearn(mlp)
-        if kind == "mc" and len(mlp.classes_) != len(classes):
-            raise GeneratorError("scikit-learn dropped CFE classes")
-        gen.info["epochs"] = int(mlp.n_iter_)
-    gen.info.update({"hidden": list(hidden), "seed": seed, "train_agents": len(data), "classes": len(classes),
-                     "seconds": time.perf_counter() - start})
-    return gen
+        start = time.perf_counter()
+        classes = sorted(set(data.actions))
+        index = {c: i for i, c in enumerate(classes)}
+        k = PAPER_K.get(inst.n_features, 5) if k is None else k
+        if k < 1:
+            raise GeneratorError(f"k must be at least 1, got {k}")
+        gen = Generator(kind, inst.n_features, inst.n_actions, classes, k=k,
+                        train_X=data.X.astype(np.int8), train_y=np.array([index[a] for a in data.actions]))
+        gen.info.update(train_agents=len(data), classes=len(classes), seconds=time.perf_counter() - start,
+                        stopped="stored")
+        return gen
+    settings = settings or DEFAULT_SETTINGS[kind]
+    settings.check()
+    try:
+        from . import training
+    except ImportError as err:
+        raise GeneratorError(f"training the {kind} generator needs PyTorch, the optional extra: "
+                             f"pip install 'stormcf[learn]' ({err})") from None
+    return training.fit(kind, data, settings, Deadline.of(deadline), watch)
 
 
 def fa_targets(instance: SetCoverInstance, actions: list[tuple[int, ...]]) -> np.ndarray:
@@ -281,10 +577,10 @@ def augment(data: LabelledAgents, target: int = 20, per_agent: int = 8, seed: in
     for key in keys:
         counts[key] = counts.get(key, 0) + 1
     seen = {x.tobytes() for x in data.X.astype(np.int64)}
-    new_X, new_actions, new_cost = [], [], []
+    new_X, new_actions, new_cost, new_rows = [], [], [], []
     for r in np.flatnonzero([counts[key] < target for key in keys]):
-        x, I = data.X[r].astype(np.int64), data.actions[r]
-        excess = np.minimum(x, np.maximum(inst.final_state(x, I) - inst.thresholds, 0))
+        x, cfe = data.X[r].astype(np.int64), data.actions[r]
+        excess = np.minimum(x, np.maximum(inst.final_state(x, cfe) - inst.thresholds, 0))
         ids = np.flatnonzero(excess > 0)
         if ids.size == 0:
             continue
@@ -295,18 +591,20 @@ def augment(data: LabelledAgents, target: int = 20, per_agent: int = 8, seed: in
             pick = ids[rng.random(ids.size) < 0.5]
             z[pick] = rng.integers(1, excess[pick] + 1)
             aug = x - z
-            if not pick.size or aug.tobytes() in seen or not inst.is_valid(aug, I):
+            if not pick.size or aug.tobytes() in seen or not inst.is_valid(aug, cfe):
                 continue
             seen.add(aug.tobytes())
             counts[keys[r]] += 1
             new_X.append(aug)
-            new_actions.append(I)
+            new_actions.append(cfe)
             new_cost.append(data.cost[r])
+            new_rows.append(r)
     if not new_X:
         return data
     info = dict(data.info, augmented=len(new_X))
+    groups = None if data.groups is None else np.concatenate([data.groups, data.groups[new_rows]])
     return LabelledAgents(inst, np.vstack([data.X, np.array(new_X)]), data.actions + new_actions,
-                          np.concatenate([data.cost, new_cost]), info)
+                          np.concatenate([data.cost, new_cost]), info, groups)
 
 
 # ==================================================================================================== guarantees
@@ -357,41 +655,74 @@ def guarantee(problem: SetCoverProblem, candidates: list[tuple[int, ...]], certi
 
 
 # ==================================================================================================== evaluation
+def exact_match(generator: Generator, test: LabelledAgents) -> dict[str, Any]:
+    """The paper's metric (§4.4): the share of agents whose prediction is exactly their CFE, its 95% interval
+    ``1.96·sqrt(p(1 − p)/N)``, and the same per CFE size (Fig. 5, 6) and, for grouped data, per group (Table 4)."""
+    inst = test.instance
+    generator.check_fits(inst)
+    exact = generator.exact_matches(test.X, test.actions, inst)
+    return _exact_facts(exact, test)
+
+
+def _exact_facts(exact: np.ndarray, test: LabelledAgents) -> dict[str, Any]:
+    def rate(mask: np.ndarray) -> float | None:
+        return float(exact[mask].mean()) if mask.any() else None
+
+    accuracy = float(exact.mean()) if len(test) else math.nan
+    sizes = np.array([len(a) for a in test.actions])
+    out = {"agents": len(test), "exact_match": accuracy,
+           "ci95": 1.96 * math.sqrt(accuracy * (1 - accuracy) / max(1, len(test))),
+           "exact_match_by_size": {int(s): rate(sizes == s) for s in np.unique(sizes)}}
+    if test.groups is not None:
+        names = group_names(test.instance)
+        out["exact_match_by_group"] = {names[g]: rate(test.groups == g) for g in range(len(names))}
+    return out
+
+
 def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify: str | None = None
              ) -> dict[str, Any]:
-    """The paper's exact match with its 95% interval, and what the paper does not report (notes §5.5.1): valid
-    rate, the share of feasible mistakes, cost ratios of the valid predictions, the optimal rate and cost ratios
-    after the guarantees (validate, top-k by validity and cost, repair), and the inference latency."""
+    """The paper's exact match with its 95% interval (per CFE size and group too, :func:`exact_match`), and what
+    the paper does not report (notes §5.5.1): valid rate, the share of feasible mistakes, cost ratios of the valid
+    predictions, the optimal rate and cost ratios after the guarantees (validate, top-k by validity and cost,
+    repair), and the inference latency. The full-action generators' exact match compares effect vectors (the
+    paper's); ``snapped_exact_match`` compares the catalogue actions they snap to."""
     inst = test.instance
     generator.check_fits(inst)
     start = time.perf_counter()
     candidates = generator.predict(test.X, inst, top_k=max(1, top_k))
     latency = (time.perf_counter() - start) / max(1, len(test))
     raw = [c[0] for c in candidates]
-    exact = np.array([r == a for r, a in zip(raw, test.actions)])
-    valid = np.array([inst.is_valid(x, r) for x, r in zip(test.X, raw)])
+    snapped = np.array([r == a for r, a in zip(raw, test.actions)], dtype=bool)
+    exact = generator.exact_matches(test.X, test.actions, inst) if generator.kind in FULL_ACTION else snapped
+    names = group_names(inst)
+    groups = [names[g] for g in test.groups] if test.groups is not None else [None] * len(test)
+    valid = np.array([inst.is_valid(x, r) and bool(np.all(inst.available(g)[list(r)]))
+                      for x, r, g in zip(test.X, raw, groups)], dtype=bool)
     raw_cost = np.array([inst.cost(r) for r in raw])
     ratio = raw_cost[valid] / np.maximum(test.cost[valid], 1e-300)
     start = time.perf_counter()
-    kept = [guarantee(SetCoverProblem(inst, x), c, certify)
-            for x, c in progress(zip(test.X, candidates), total=len(test.X), desc="guarantees", unit="agent")]
+    kept = [guarantee(SetCoverProblem(inst, x, g), c, certify)
+            for x, c, g in progress(zip(test.X, candidates, groups), total=len(test.X), desc="guarantees",
+                                    unit="agent")]
     wrap = (time.perf_counter() - start) / max(1, len(test))
     cost = np.array([g.cost for g in kept])
     after = cost / np.maximum(test.cost, 1e-300)
     optimal = np.abs(cost - test.cost) <= TIE_TOLERANCE * np.maximum(1.0, test.cost)
-    accuracy = float(exact.mean()) if len(test) else math.nan
     mistakes = ~exact
-    out = {"generator": generator.kind, "agents": len(test), "exact_match": accuracy,
-           "ci95": 1.96 * math.sqrt(accuracy * (1 - accuracy) / max(1, len(test))),
-           "valid_rate": float(valid.mean()), "feasible_mistakes": float(valid[mistakes].mean()) if mistakes.any()
-           else None, "cost_ratio_valid_mean": float(ratio.mean()) if ratio.size else None,
-           "top_k": top_k, "guaranteed_valid_rate": float(np.isfinite(cost).mean()),
-           "guaranteed_optimal_rate": float(optimal.mean()), "guaranteed_cost_ratio_mean": float(after.mean()),
-           "guaranteed_cost_ratio_max": float(after.max()), "repaired": int(sum(g.repaired for g in kept)),
-           "latency_us": 1e6 * latency, "guarantee_us": 1e6 * wrap,
-           "unseen_test_cfes": len(set(test.actions) - set(generator.classes)) if generator.classes else None}
+    out = {"generator": generator.kind, **_exact_facts(exact, test)}
+    if generator.kind in FULL_ACTION:
+        out["snapped_exact_match"] = float(snapped.mean()) if len(test) else math.nan
+    out.update({
+        "valid_rate": float(valid.mean()), "feasible_mistakes": float(valid[mistakes].mean()) if mistakes.any()
+        else None, "cost_ratio_valid_mean": float(ratio.mean()) if ratio.size else None,
+        "top_k": top_k, "guaranteed_valid_rate": float(np.isfinite(cost).mean()),
+        "guaranteed_optimal_rate": float(optimal.mean()), "guaranteed_cost_ratio_mean": float(after.mean()),
+        "guaranteed_cost_ratio_max": float(after.max()), "repaired": int(sum(g.repaired for g in kept)),
+        "latency_us": 1e6 * latency, "guarantee_us": 1e6 * wrap,
+        "unseen_test_cfes": len(set(test.actions) - set(generator.classes)) if generator.classes else None})
     if certify is not None:
         gaps = np.array([g.gap for g in kept], dtype=float)
         out["certified"] = certify
         out["certified_gap_max"] = float(np.nanmax(gaps)) if gaps.size else None
     return out
+

@@ -41,7 +41,7 @@ def test_learning_pipeline(tmp_path, cli):
     assert code == 0 and "labelled by storm" in out
     code, out, _ = cli("setcover", tmp_path / "i.json", "--agent", "0,0,0,0,0,1,1,1,1,1")
     assert code == 0 and "status: optimal" in out
-    code, out, _ = cli("setcover-learn", data, "--generator", "mc", "--hidden", "32", "--max-iter", 20,
+    code, out, _ = cli("setcover-learn", data, "--generator", "mc", "--hidden", "32", "--epochs", 3,
                        "--augment", 20, "--out", gen)
     assert code == 0 and (tmp_path / "g.test.npz").exists()
     code, out, _ = cli("setcover-evaluate", gen, tmp_path / "g.test.npz", "--top-k", 5, "--certify", "lp",
