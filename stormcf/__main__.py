@@ -18,7 +18,8 @@ def main() -> int:
             raise
         print(f"stormcf: error: {out_of_memory_message(err)}", file=sys.stderr)
         return 2
-    code = command_line()
+    from .deadline import process_age
+    code = command_line(started=process_age())          # the time limit counts Python's start-up too
     isolate = sys.modules.get("stormcf.storm.isolate")
     if isolate is not None and isolate.abandoned():
         sys.stdout.flush()

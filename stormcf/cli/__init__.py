@@ -22,7 +22,7 @@ import warnings
 from importlib import import_module
 
 from .. import console, interrupt
-from ..deadline import Deadline, process_age
+from ..deadline import Deadline
 from ..errors import OutputError, StormcfError, TimeLimitReached
 from ..limits import frugal_threads, is_out_of_memory, out_of_memory_message
 from .common import TIMEOUT, add_console_arguments, check_outputs
@@ -71,7 +71,9 @@ def _version() -> str:
     return f"stormcf {__version__}"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, started: float = 0.0) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); ``started``: seconds the process ran before (its
+    start-up, which the time limit counts too when this is the process's command)."""
     frugal_threads()
     if not _writable(sys.stdout):
         return _fail("error: stdout is closed; stormcf writes its results there (redirect it to a file or "
@@ -86,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"error: {out_of_memory_message(err)}", 2)
     console.set_verbosity(args.verbosity)
     show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
-    deadline = Deadline(args.time_limit, elapsed=process_age())      # the limit counts Python's start-up too
+    deadline = Deadline(args.time_limit, elapsed=started)
     with interrupt.command_signals(getattr(args, "stoppable", False)):
         try:
             with console.native_output(show_native), warnings.catch_warnings(), deadline.active(), \

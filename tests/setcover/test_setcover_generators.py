@@ -181,7 +181,7 @@ def test_cli_time_limit_before_the_first_epoch_writes_nothing(tiny, tmp_path, cl
     train_set.save(tmp_path / "d.npz")
     code, _, err = cli("setcover-learn", tmp_path / "d.npz", "--out", tmp_path / "g.npz", "--hidden", "8",
                        "--time-limit", "1e-6")
-    assert code == 2 and "before the first epoch" in err and len(err.strip().splitlines()) == 1
+    assert code == 5 and "before the first epoch" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "g.npz").exists()
     code, out, err = cli("setcover-learn", tmp_path / "d.npz", "--out", tmp_path / "g.npz", "--hidden", "8",
                          "--epochs", "2", "--batch-size", "64", "--json", "-", "-v")
