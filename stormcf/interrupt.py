@@ -152,13 +152,14 @@ def command_signals(graceful: bool = True) -> Iterator[None]:
         nonlocal interrupts
         interrupts += 1
         if not graceful or interrupts > 1:
-            raise KeyboardInterrupt
+            _raise(KeyboardInterrupt())
+            return
         request()
         print("stormcf: stopping at the next safe point with the best checked answer (Ctrl-C again to quit)",
               file=sys.stderr, flush=True)
 
     def on_sigterm(signum, frame) -> None:
-        raise Terminated()
+        _raise(Terminated())
 
     clear()
     reader, writer = socket.socketpair()
@@ -181,6 +182,36 @@ def command_signals(graceful: bool = True) -> Iterator[None]:
         for timer in endings:
             timer.cancel()
         clear()
+
+
+_deferred: list[BaseException] = []
+_deferring = 0
+
+
+def _raise(error: BaseException) -> None:
+    """Raise a signal's exception, or, inside :func:`deferred_signals`, keep it for the block's end."""
+    if _deferring:
+        request()
+        _deferred.append(error)
+        return
+    raise error
+
+
+@contextmanager
+def deferred_signals() -> Iterator[None]:
+    """While a C library calls back into Python (Gurobi's callback), an exception a signal handler raises there
+    would be swallowed by the library: such a signal (SIGTERM, the final Ctrl-C) is kept, the work is asked to stop
+    (:func:`request`, which the callback reads), and the exception is raised when the block ends."""
+    global _deferring
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+        if not _deferring and _deferred:
+            error = _deferred.pop(0)
+            _deferred.clear()
+            raise error
 
 
 def _watch(reader: socket.socket, graceful: bool, endings: list[threading.Timer]) -> None:

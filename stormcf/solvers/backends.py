@@ -125,7 +125,7 @@ class GurobiBackend:
         p = m.Params
         p.NonConvex, p.TimeLimit, p.Threads = 2, max(time_limit, 0.01), 1
         p.MIPGap, p.FeasibilityTol, p.IntFeasTol = MIP_GAP, max(f.tolerance, 1e-9), max(f.tolerance, 1e-9)
-        with activity(f"Gurobi, {f.n_vars} variables"):
+        with activity(f"Gurobi, {f.n_vars} variables"), interrupt.deferred_signals():
             m.optimize(_stop_when_asked)
         if m.Status == GRB.INTERRUPTED:     # Gurobi catches Ctrl-C itself: it is the user's request to stop
             interrupt.request()

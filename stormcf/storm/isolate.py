@@ -122,12 +122,15 @@ def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = No
 
     worker = threading.Thread(target=work, name="stormcf-storm", daemon=True)
     worker.start()
-    with activity(f"Storm, {what}"):
-        while worker.is_alive():
-            worker.join(POLL)
-            if worker.is_alive() and deadline.out_of_time:
-                _abandoned.append(worker)
-                raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
+    try:
+        with activity(f"Storm, {what}"):
+            while worker.is_alive():
+                worker.join(POLL)
+                if worker.is_alive() and deadline.out_of_time:
+                    raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
+    finally:                                        # the deadline, Ctrl-C or SIGTERM: Storm works on without us
+        if worker.is_alive():
+            _abandoned.append(worker)
     if "error" in box:
         raise box["error"]
     return box["value"]

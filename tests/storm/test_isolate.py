@@ -77,11 +77,12 @@ def test_the_first_engine_that_answers_wins_and_the_others_are_stopped(tmp_path)
 
 
 def test_the_deadline_stops_a_call_and_names_it():
+    before = set(_children())                     # (other tests may have left worker processes of their own)
     start = time.perf_counter()
     with pytest.raises(TimeLimitReached, match="reached during sleeping"):
         isolated(lambda: time.sleep(60), "sleeping", Deadline(0.5))
     assert time.perf_counter() - start < 30
-    assert not _children()                        # the child was killed and reaped
+    assert set(_children()) <= before             # the child was killed and reaped
 
 
 def test_errors_come_back_typed_and_crashes_are_internal_errors():
