@@ -19,7 +19,7 @@ from scipy.sparse.linalg import spsolve
 
 from ..deadline import Deadline
 from .analysis import Encoding
-from .bellman import policy_matrix, q_values
+from .bellman import expectation, policy_matrix, q_values
 from .robust import Radius, switched_optimum
 
 #: discount of the expected-visits estimate (only ranks states; validity is checked exactly)
@@ -37,21 +37,21 @@ def _visits(enc: Encoding, probs: np.ndarray) -> np.ndarray:
     return np.maximum(spsolve((sp.identity(enc.n_maybe, format="csc") - VISIT_DISCOUNT * P.T).tocsc(), e), 0.0)
 
 
-def _state_sums(enc: Encoding, weights: np.ndarray) -> np.ndarray:
-    return np.bincount(enc.row_state, weights=weights, minlength=enc.n_maybe)
-
-
 def _scores(enc: Encoding, probs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per maybe state: the estimated gain of switching it to its best row and the estimated loss of reverting it
     to σ, both first-order (visits times the one-step difference)."""
     Q = q_values(enc, values)
     visits = _visits(enc, probs)
-    current = _state_sums(enc, probs * Q)
-    fixed = _state_sums(enc, np.where(enc.free, 0.0, enc.sigma) * Q)
+    current = expectation(enc, probs, Q)
+    fixed = expectation(enc, np.where(enc.free, 0.0, enc.sigma), Q)
     best_q = np.full(enc.n_maybe, np.inf)
     np.minimum.at(best_q, enc.row_state[enc.free], Q[enc.free])
-    gain = np.where(enc.changeable, current - fixed - enc.free_mass * np.where(np.isfinite(best_q), best_q, 0.0), 0.0)
-    loss = _state_sums(enc, enc.sigma * Q) - current
+    with np.errstate(invalid="ignore"):
+        gain = np.where(enc.changeable, current - fixed - enc.free_mass * np.where(np.isfinite(best_q), best_q, 0.0),
+                        0.0)
+        loss = expectation(enc, enc.sigma, Q) - current
+    gain = np.where(np.isfinite(gain), gain, 0.0)                 # infinite values (rewards): no estimate
+    loss = np.where(np.isnan(loss), np.inf, loss)
     return gain * visits, loss * visits
 
 
