@@ -7,7 +7,7 @@ command            source (shared)        one item
 ``icfmdp``         :class:`ModelFile`     an observed path (the JSON of a path file)
 ``explain-path``   :class:`ModelFile`     an observed path
 ``check``          :class:`ModelFile`     a strategy (the JSON of a strategy file; ``None``: the model)
-``strategy``       :class:`ModelFile`     ``{"strategy": <strategy JSON>, "property": "P<=0.2 [...]"}``
+``strategy``       :class:`ModelFile`     ``{"strategy": <JSON>, "property": "P<=0.2 [...]", "bounds": [...]}``
 ``setcover``       :class:`InstanceFile`  an agent: ``[0, 0, 1, ...]`` or ``{"agent": [...], "group": "g"}``
 ``recourse``       :class:`RecourseData`  a rejected instance of a data set: ``3`` or ``{"instance": 3}``
 =================  =====================  ==============================================================
@@ -86,14 +86,18 @@ def _counterfactual(model: ExplicitModel, data: Mapping[str, Any], where: str, *
                     time_limit: Deadline | float | None, exact: bool) -> Report:
     deadline = Deadline.of(time_limit)
     sigma = Strategy.from_dict(model, data["strategy"], where)
-    problem = CounterfactualProblem(sigma, data["property"], weights, controllable_actions=controllable_actions,
-                                    controllable_states=controllable_states, epsilon=epsilon)
+    problem = CounterfactualProblem(sigma, data.get("property"), weights, controllable_actions=controllable_actions,
+                                    controllable_states=controllable_states, epsilon=epsilon,
+                                    bounds=data.get("bounds") or ())
     return diverse_counterfactuals(problem, diverse, diversity_weight, solver, exact=exact, deadline=deadline)
 
 
-def strategy_items(strategies: Sequence[Item], properties: Sequence[str]) -> list[Item]:
-    """The items of a ``strategy`` batch: every strategy with every property, strategy-major."""
-    return [Item(k, item.where, {"strategy": item.content, "property": prop, "id": item.id}, item.error)
+def strategy_items(strategies: Sequence[Item], properties: Sequence[str | None],
+                   required: Sequence[str] = ()) -> list[Item]:
+    """The items of a ``strategy`` batch: every strategy with every property (each with the ``required`` bounds
+    too), strategy-major."""
+    return [Item(k, item.where, {"strategy": item.content, "property": prop, "bounds": list(required), "id": item.id},
+                 item.error)
             for k, (item, prop) in enumerate((item, prop) for item in strategies for prop in properties)]
 
 
@@ -173,7 +177,7 @@ COLUMNS: dict[str, Columns] = {
     "explain-path": {"value": lambda d: d["value"], "outcome": lambda d: d["path"]["outcome"],
                      "improvement": lambda d: d["improvement"]},
     "check": {"values": _results},
-    "strategy": {"property": lambda d: d.get("property"), "P": lambda d: d.get("probability"),
+    "strategy": {"property": lambda d: d.get("property"), "value": lambda d: d.get("value"),
                  "d": lambda d: (d.get("distance") or {}).get("weighted")},
     "setcover": {"cost": lambda d: d["cost"], "actions": lambda d: ",".join(d["actions"]) or "-"},
     "recourse": {"plans": lambda d: len(d["front"]), "least cost": lambda d: d["optimal_cost"],

@@ -330,19 +330,34 @@ def paper_program(problem: "CounterfactualProblem", gamma: float) -> Program:
     (every choice; uncontrollable choices fixed to σ), a_sa >= |σ(s)(a) - p_sa|, Δ_s = ½ Σ_a a_sa, i_s ∈ {0,1}
     with Δ_s <= i_s, D∞ >= Δ_s; p_t = 1 on the target, p_s = 0 where the target is unreachable (the paper's graph
     analysis), the Bellman *equalities* p_s = Σ_a Σ_s' p_sa·δ(s, a, s')·p_s' (one bilinear term per transition),
-    p_s0 <= γ; objective r0·Σ i_s + r1/|S|·Σ Δ_s + r∞·D∞. ``x_rows`` of the result are the p_sa."""
+    p_s0 <= γ; objective r0·Σ i_s + r1/|S|·Σ Δ_s + r∞·D∞. ``x_rows`` of the result are the p_sa.
+
+    The first bound of the problem is encoded; beyond the paper, in the same direct way: ``ψ U φ`` (p_s = 0 on
+    ¬ψ ∧ ¬φ), lower bounds (p_s0 >= γ), and expected rewards (v_s = Σ_a p_sa·(r_sa + Σ_s' δ(s, a, s')·v_s'), v = 0
+    on the target, v_s >= 0 unbounded, choices into states that cannot reach the target fixed to 0)."""
     from ..reachability import can_reach
 
     m, sigma = problem.model, problem.strategy.probabilities
+    bound = problem.bounds[0]
     n, c = m.n_states, m.n_choices
     soc = m.state_of_choice
-    target = problem.target
-    reach = can_reach(m, target)
-    fb = FormulationBuilder()
-    p = fb.variables(n, lb=np.where(target, 1.0, 0.0), ub=np.where(reach, 1.0, 0.0))
-    fb.set_upper(p[m.initial_state], min(gamma, 1.0))
+    target = bound.target
+    reward = bound.kind == "reward"
+    reach = can_reach(m, target) & (bound.constraint | target)
     fixed = ~problem.free
-    x = fb.variables(c, lb=np.where(fixed, sigma, 0.0), ub=np.where(fixed, sigma, 1.0))
+    P = m.transitions
+    fb = FormulationBuilder()
+    if reward:
+        p = fb.variables(n, lb=0.0, ub=np.where(target, 0.0, INF))
+        dead = (P @ (~reach).astype(float)) > 0                                       # into states of value ∞
+        x = fb.variables(c, lb=np.where(fixed, sigma, 0.0), ub=np.where(fixed, sigma, np.where(dead, 0.0, 1.0)))
+    else:
+        p = fb.variables(n, lb=np.where(target, 1.0, 0.0), ub=np.where(reach, 1.0, 0.0))
+        x = fb.variables(c, lb=np.where(fixed, sigma, 0.0), ub=np.where(fixed, sigma, 1.0))
+    if bound.optimization.value == "min":
+        fb.set_upper(p[m.initial_state], gamma if reward else min(gamma, 1.0))
+    else:
+        fb.rows(sp.csr_matrix(np.ones((1, 1))), p[[m.initial_state]], lhs=gamma)
     a = fb.variables(c)
     member = sp.csr_matrix((np.ones(c), (soc, np.arange(c))), shape=(n, c))
     fb.rows(member, x, lhs=1.0, rhs=1.0)                                              # Σ_a p_sa = 1
@@ -352,11 +367,14 @@ def paper_program(problem: "CounterfactualProblem", gamma: float) -> Program:
     n_decision = max(int(m.decision_states.sum()), 1)
     blocks = [(problem.weights[nm.key], nm.encode(fb, ChangeTerms(0.5 * member, a), n_decision))   # Δ_s = ½ Σ_a a_sa
               for nm in problem.weights.positive()]
-    P = m.transitions
     entry_row = np.repeat(np.arange(c), np.diff(P.indptr))
+    step = bound.rewards if reward else np.zeros(c)
     for s in np.flatnonzero(reach & ~target):
         span = slice(P.indptr[m.row_groups[s]], P.indptr[m.row_groups[s + 1]])
-        fb.quadratic(QuadraticRow(lin_idx=np.array([p[s]]), lin_val=np.array([1.0]), q_i=x[entry_row[span]],
+        rows = np.arange(m.row_groups[s], m.row_groups[s + 1])
+        earns = rows[step[rows] != 0]
+        fb.quadratic(QuadraticRow(lin_idx=np.concatenate([[p[s]], x[earns]]),
+                                  lin_val=np.concatenate([[1.0], -step[earns]]), q_i=x[entry_row[span]],
                                   q_j=p[P.indices[span]], q_val=-P.data[span], lhs=0.0, rhs=0.0))
     cost = np.zeros(fb.n_vars)
     for w, block in blocks:

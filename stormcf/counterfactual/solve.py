@@ -196,7 +196,9 @@ class _Run:
         return self.finish(reason)
 
     def _witnesses(self) -> None:
-        """Storm's optimal scheduler of every bound (checked against every bound) as the first candidates."""
+        """Storm's optimal scheduler of every bound (checked against every bound) as the first candidates, without
+        its arbitrary choices in states whose values are constant (outside every bound's maybe states)."""
+        rows = np.concatenate([enc.rows for enc in self.encodings])
         for j, a in enumerate(self.pre.bounds):
             source = f"Storm's {a.optimum_text().split(' ')[0]} scheduler" + self.bounds[j].label
             if a.witness_check is not None and a.witness_check.agrees is False:
@@ -204,10 +206,9 @@ class _Run:
                                           f"{a.witness_check.expected!r}")
             if a.witness is None:
                 continue
-            if self.single:
-                self.adopt(a.witness.probabilities, source, [a.witness_check])
-            else:
-                self.checked(a.witness.probabilities, source, first=j)
+            probs = np.array(self.sigma)
+            probs[rows] = a.witness.probabilities[rows]
+            self.checked(probs, source, first=j)
 
     def mixed(self) -> str:
         several = "" if self.single else f" of each of the {len(self.bounds)} bounds"

@@ -48,6 +48,14 @@ MARGINS = (1e-9, 1e-7, 1e-5)
 PORTFOLIO = ("scip", "highs")
 #: relative margin of the heuristics' thresholds (their policies are checked by Storm at γ itself)
 HEURISTIC_MARGIN = 1e-10
+#: share of the time left that a solver leaves for Storm's checks and the repair of its answer (at most RESERVE_MAX s)
+RESERVE, RESERVE_MAX = 0.1, 10.0
+
+
+def _solver_budget(deadline: Deadline) -> float:
+    """The solver's time: what is left, less a reserve for checking and repairing its answer."""
+    left = deadline.budget()
+    return max(left - min(RESERVE * left, RESERVE_MAX), 0.01)
 
 
 class BoundContext(Protocol):
@@ -231,7 +239,7 @@ def miqcqp_stage(ctx: RunContext, deadline: Deadline, backend_name: str, weights
     if deadline.expired:
         ctx.note(f"{name}: the time limit ran out while the programme was built")
         return None
-    out = backend(backend_name).solve(program.formulation, deadline.budget())
+    out = backend(backend_name).solve(program.formulation, _solver_budget(deadline))
     if out.note:
         ctx.note(f"{name}: {out.note}")
     if diversity is None and out.bound is not None and out.status != "infeasible":
