@@ -70,6 +70,7 @@ class Norm:
     symbol: str = ""           # for people (``d∞``)
     weight_name: str = ""      # its weight (``r∞``)
     counts_states: bool = False  # integral, counts changed states (a bound on it rounds up)
+    positional: bool = False   # one of seed 000's norms, weighted by position in ``--weights r0,r1,r∞``
 
     def value(self, delta: np.ndarray, n_decision: int) -> float:
         raise NotImplementedError
@@ -89,7 +90,7 @@ class Norm:
 
 
 class SparsityNorm(Norm):
-    key, symbol, weight_name, counts_states = "d0", "d0", "r0", True
+    key, symbol, weight_name, counts_states, positional = "d0", "d0", "r0", True, True
 
     def value(self, delta: np.ndarray, n_decision: int) -> float:
         return int(np.count_nonzero(delta > CHANGE_TOLERANCE))
@@ -107,7 +108,7 @@ class SparsityNorm(Norm):
 
 
 class MeanNorm(Norm):
-    key, symbol, weight_name = "d1", "d1", "r1"
+    key, symbol, weight_name, positional = "d1", "d1", "r1", True
 
     def value(self, delta: np.ndarray, n_decision: int) -> float:
         return float(delta.sum() / n_decision) if n_decision else 0.0
@@ -123,7 +124,7 @@ class MeanNorm(Norm):
 
 
 class MaximumNorm(Norm):
-    key, symbol, weight_name = "dinf", "d∞", "r∞"
+    key, symbol, weight_name, positional = "dinf", "d∞", "r∞", True
 
     def value(self, delta: np.ndarray, n_decision: int) -> float:
         return float(delta.max(initial=0.0))
@@ -153,13 +154,15 @@ def norm(key: str) -> Norm:
 
 # ================================================================================================ weights
 class Weights(Mapping[str, float]):
-    """The weights of d = Σ_norm r_norm·norm (paper default: 1 for every norm), a mapping norm key -> weight.
+    """The weights of d = Σ_norm r_norm·norm (paper default: 1 for each of its three norms), a mapping norm key ->
+    weight.
 
-    ``Weights.parse`` reads ``"1,1,1"`` (one number per norm, in the order of :data:`NORMS`), ``"d0=1,dinf=2"``
-    (named; missing norms weigh 0), a sequence of numbers, a mapping, or a :class:`Weights`."""
+    ``Weights.parse`` reads ``"1,1,1"`` (r0,r1,r∞: one number per norm of seed 000, in the order of :data:`NORMS`),
+    ``"d0=1,dinf=2"`` (named; missing norms weigh 0), both (``"1,1,1,dsum=2"``), a sequence of numbers, a mapping,
+    or a :class:`Weights`."""
 
     def __init__(self, weights: Mapping[str, float] | None = None) -> None:
-        given = dict(weights) if weights is not None else {k: 1.0 for k in NORMS}
+        given = dict(weights) if weights is not None else {k: 1.0 for k, n in NORMS.items() if n.positional}
         for key in given:
             norm(key)
         values = {k: given.get(k, 0.0) for k in NORMS}
@@ -181,18 +184,19 @@ class Weights(Mapping[str, float]):
             return text
         if isinstance(text, Mapping):
             return cls(text)
-        names = ",".join(n.weight_name for n in NORMS.values())
-        example = ",".join("1" for _ in NORMS)
+        positional = [k for k, n in NORMS.items() if n.positional]
+        names = ",".join(NORMS[k].weight_name for k in positional)
+        example = ",".join("1" for _ in positional)
         parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else list(text)
-        if parts and all(isinstance(p, str) and "=" in p for p in parts):
-            named = {}
-            for p in parts:
-                key, _, value = p.partition("=")
-                named[key.strip()] = _number(value, text, names, example)
-            return cls(named)
-        if len(parts) != len(NORMS):
-            raise PropertyError(f"weights must be {len(NORMS)} numbers {names} like {example}; got {text!r}")
-        return cls({k: _number(p, text, names, example) for k, p in zip(NORMS, parts)})
+        named = [p for p in parts if isinstance(p, str) and "=" in p]
+        numbers = [p for p in parts if not (isinstance(p, str) and "=" in p)]
+        if numbers and len(numbers) != len(positional) or not parts:
+            raise PropertyError(f"weights must be {len(positional)} numbers {names} like {example}; got {text!r}")
+        values = {k: _number(p, text, names, example) for k, p in zip(positional, numbers)}
+        for p in named:
+            key, _, value = p.partition("=")
+            values[key.strip()] = _number(value, text, names, example)
+        return cls(values)
 
     def __getitem__(self, key: str) -> float:
         return self._values[key]
@@ -213,8 +217,10 @@ class Weights(Mapping[str, float]):
         return hash(tuple(self._values.items()))
 
     def text(self) -> str:
-        """``1,1,1``: the weights in the order of :data:`NORMS` (as ``--weights`` takes them)."""
-        return self.text_of(self._values)
+        """``1,1,1``: the weights as ``--weights`` takes them (seed 000's by position, other norms by name when
+        they weigh)."""
+        text = ",".join(f"{self._values[k]:g}" for k, n in NORMS.items() if n.positional)
+        return ",".join([text] + [f"{k}={w:g}" for k, w in self._values.items() if w and not NORMS[k].positional])
 
     def as_list(self) -> list[float]:
         return [self._values[k] for k in NORMS]

@@ -441,7 +441,7 @@ def encode_bound(problem: CounterfactualProblem, actionable: ActionableMDP, anal
         low = sets.low
     else:
         other = "max" if sets.transform == DIRECT else "min"
-        far, _ = storm.optimal_choices(mc, storm.parse_property(mc, _reward_query(other)))
+        far = storm.check(mc, storm.parse_property(mc, _reward_query(other))).values
         low, high = (sets.low, far) if sets.transform == DIRECT else (sets.low, -far)
     allowed_mc = ~(mc.transitions @ sets.infinite.astype(float) > 0)    # M_C rows that never enter ∞ states
     graph = sp.diags((~stop).astype(float)) @ _graph(mc, allowed_mc)

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import spsolve
 
 from ..reachability import _reached   # the foundation's one-BFS graph search (C loops)
 from .analysis import Encoding
+
+
+#: systems from this size are solved in the order of their strongly connected components when those are all small
+BLOCK_ORDER_SIZE, BLOCK_LIMIT = 20_000, 200
 
 
 def tightened(gamma: float, rho: float) -> float:
@@ -88,12 +93,25 @@ def _rewards(enc: Encoding, probs: np.ndarray) -> np.ndarray:
 
 
 def _solve(P_pi: sp.csr_matrix, b_pi: np.ndarray, known: np.ndarray, rest: np.ndarray) -> np.ndarray:
-    """v on ``rest`` from v = P_π v + b_π, the other states' values ``known``."""
+    """v on ``rest`` from v = P_π v + b_π, the other states' values ``known``: one sparse LU solve. Large systems
+    whose strongly connected components are all small (process models: almost every state is its own component)
+    are ordered by component first (scipy numbers them in reverse topological order), which makes the matrix block
+    triangular, and factorised in that order: about twice as fast as a fill-reducing ordering there."""
     sub = P_pi[rest]
-    A = (sp.identity(rest.size, format="csc") - sub[:, rest]).tocsc()
+    inner = sub[:, rest]
     outside = known.copy()
     outside[rest] = 0.0
-    return np.atleast_1d(spsolve(A, b_pi[rest] + sub @ outside))
+    rhs = b_pi[rest] + sub @ outside
+    if rest.size >= BLOCK_ORDER_SIZE:
+        _, component = connected_components(inner, directed=True, connection="strong")
+        if np.bincount(component).max() <= BLOCK_LIMIT:
+            order = np.argsort(component, kind="stable")
+            A = (sp.identity(rest.size, format="csr") - inner[order][:, order]).tocsc()
+            out = np.empty(rest.size)
+            out[order] = spsolve(A, rhs[order], permc_spec="NATURAL")
+            return out
+    A = (sp.identity(rest.size, format="csc") - inner).tocsc()
+    return np.atleast_1d(spsolve(A, rhs))
 
 
 def leaves_surely(enc: Encoding, probs: np.ndarray) -> np.ndarray:

@@ -9,8 +9,8 @@ which is exact to first order in σ' − π. One step solves the linear programm
 
     min  Σ_norm r_norm·norm(Δ(σ, σ'))   (each norm's block, binaries relaxed: d1 and d∞ exactly, d0 as Σ Δ_s)
     s.t. the linearised v^σ'(s0) <= γ' for every bound,   |σ'(r) − π(r)| <= ρ (trust region),
-         the controllable mass of every state kept, forbidden rows 0, and (when d0 counts) the states π leaves
-         unchanged stay unchanged,
+         the controllable mass of every state kept, forbidden rows 0, and (when a norm that counts changed states,
+         d0, weighs) the states π leaves unchanged stay unchanged,
 
 then evaluates σ' exactly (:func:`~stormcf.counterfactual.bellman.evaluate`, every bound): an improvement that meets
 every bound is checked by Storm and becomes the new π (ρ doubles), otherwise ρ shrinks fourfold. It stops at a
@@ -155,7 +155,7 @@ def _step(ctx: RunContext, probs: np.ndarray, weights: Weights, trust: float, ta
     pi = probs[region.rows]
     n = region.rows.size
     lo, hi = np.maximum(pi - trust, 0.0), np.minimum(pi + trust, 1.0)
-    if weights["d0"] > 0 and not around:                       # the states π leaves unchanged stay so
+    if any(k.counts_states for k in weights.positive()) and not around:   # states π leaves unchanged stay so
         same = (changes(region, pi) <= CHANGE_TOLERANCE)[region.row_state]
         lo[same], hi[same] = region.sigma[same], region.sigma[same]
     lo[region.forbidden] = hi[region.forbidden] = 0.0

@@ -44,7 +44,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from ..deadline import Deadline
 from ..reachability import _reached
 from .analysis import Encoding
-from .bellman import evaluate, radii, state_sums, tightened, tv_ball_step
+from .bellman import evaluate, leaves_surely, radii, state_sums, tightened, tv_ball_step
 
 #: policy-iteration rounds per radius before the radius counts as undecided
 MAX_ROUNDS = 500
@@ -122,7 +122,7 @@ def decide_radius(enc: Encoding, delta: float | np.ndarray, threshold: float, st
 
     ``start``: values to take the first greedy step from (the values of a nearby radius), else zeros."""
     if enc.is_reward:
-        return _decide_reward_radius(enc, radii(enc, delta), threshold, deadline)
+        return _decide_reward_radius(enc, radii(enc, delta), threshold, start, deadline)
     avoid, avoiding = avoid_set(enc, delta)
     if avoid[enc.s0]:
         return Radius(delta, 0.0, avoiding, np.zeros(enc.n_maybe), True)
@@ -142,12 +142,19 @@ def decide_radius(enc: Encoding, delta: float | np.ndarray, threshold: float, st
     return Radius(delta, float(values[enc.s0]), policy, values, False)
 
 
-def _decide_reward_radius(enc: Encoding, delta: np.ndarray, threshold: float,
+def _decide_reward_radius(enc: Encoding, delta: np.ndarray, threshold: float, start: np.ndarray | None,
                           deadline: Deadline | None) -> Radius:
-    """Policy iteration over the ball for expected rewards, from a proper policy, with strict improvements only."""
+    """Policy iteration over the ball for expected rewards, from a proper policy (the greedy policy of the values
+    ``start`` of a nearby radius when it is proper, else :func:`proper_set`'s), with strict improvements only."""
     proper, policy = proper_set(enc, delta)
     if not proper[enc.s0]:
         return Radius(delta, np.inf, policy, np.full(enc.n_maybe, np.inf), True)
+    if start is not None:
+        _, greedy = tv_ball_step(enc, np.where(proper, start, np.inf), delta)
+        greedy = np.where(proper[enc.row_state], greedy, policy)
+        if leaves_surely(enc, greedy)[proper].all() and not (enc.forbidden & (greedy > 0) &
+                                                             proper[enc.row_state]).any():
+            policy = greedy
     values = np.where(proper, evaluate(enc, policy), np.inf)
     for _ in range(MAX_ROUNDS):
         if values[enc.s0] <= threshold or (deadline is not None and deadline.expired):
@@ -259,29 +266,61 @@ def dinf_bisection(enc: Encoding, gamma: float, start: np.ndarray | None, accept
         start = full.policy
     upper, best = dinf_of(enc, start), start
     lower, radii, values = 0.0, 0, None
+    at_sigma = float(evaluate(enc, enc.sigma)[enc.s0])
     for margin in MARGINS:
         threshold = tightened(gamma, margin)
         lo, hi, policy = lower, upper, None
+        v_lo, v_hi, side = at_sigma if lo == 0 else np.inf, float(evaluate(enc, start)[enc.s0]), None
         while hi - lo > RELATIVE_TOLERANCE * hi + 1e-12:
             if deadline.expired:
                 if policy is not None and hi < upper and accept(policy):
                     upper, best = hi, policy
                 return DinfOutcome(best, upper, lower, radii, timed_out=True)
-            mid = 0.5 * (lo + hi)
+            mid = _next_radius(lo, hi, v_lo, v_hi, threshold, side)
             r = decide_radius(enc, mid * unit, threshold, values, deadline)
             radii, values = radii + 1, r.values
             if r.value <= threshold:
-                hi, policy = dinf_of(enc, r.policy), r.policy
+                hi, policy, v_hi = dinf_of(enc, r.policy), r.policy, r.value
+                side = "hi" if side != "hi" else "hi again"
             else:
-                lo = mid
+                lo, v_lo = mid, (r.value if r.settled else np.inf)
+                side = "lo" if side != "lo" else "lo again"
                 if r.settled and r.value > gamma + PROOF_SLACK * abs(gamma) + 1e-15:
                     lower = max(lower, mid)
+        lower, radii = _prove_below(enc, gamma, unit, hi, lower, radii, values, deadline)
         if policy is None or hi >= upper:
             break
         if accept(policy):
             upper, best = hi, policy
             break
     return DinfOutcome(best, upper, min(lower, upper), radii)
+
+
+def _prove_below(enc: Encoding, gamma: float, unit: np.ndarray, hi: float, lower: float, radii: int,
+                 values: np.ndarray | None, deadline: Deadline) -> tuple[float, int]:
+    """Radii just below ``hi`` whose value exceeds γ by more than the numerical slack, when the search ended with
+    its proven lower bound farther below ``hi`` than its tolerance (its last points were within the slack of γ):
+    hi·(1 − f) for f = 2e-6, 2e-5, 2e-4, 2e-3; the first proven one raises ``lower``."""
+    for fraction in (2e-6, 2e-5, 2e-4, 2e-3):
+        radius = hi * (1 - fraction)
+        if lower >= hi * (1 - 2 * RELATIVE_TOLERANCE) or radius <= lower or deadline.expired:
+            break
+        r = decide_radius(enc, radius * unit, -np.inf, values, deadline)
+        radii += 1
+        if r.settled and r.value > gamma + PROOF_SLACK * abs(gamma) + 1e-15:
+            return radius, radii
+    return lower, radii
+
+
+def _next_radius(lo: float, hi: float, v_lo: float, v_hi: float, threshold: float, side: str | None) -> float:
+    """The next radius of the search for V_δ(s0) = threshold in [lo, hi]: where the secant through (lo, V_lo) and
+    (hi, V_hi) meets the threshold (V_δ is monotone and mostly smooth, so this converges in a few steps), kept 1%
+    inside the bracket; the midpoint when a value is not known or after two steps that moved the same end."""
+    width = hi - lo
+    if side not in ("lo again", "hi again") and np.isfinite(v_lo) and np.isfinite(v_hi) and v_lo > v_hi:
+        guess = lo + width * (v_lo - threshold) / (v_lo - v_hi)
+        return float(np.clip(guess, lo + 0.01 * width, hi - 0.01 * width))
+    return 0.5 * (lo + hi)
 
 
 def switched_optimum(enc: Encoding, changed: np.ndarray, start: np.ndarray | None = None,

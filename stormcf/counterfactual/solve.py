@@ -63,9 +63,9 @@ class _Bound:
         self.run, self.j = run, j
         self.analysis: BoundAnalysis = run.pre.bounds[j]
         self.enc: Encoding = self.analysis.encoding
-        self.gamma = run.gammas[j]
+        self.gamma = run.gammas[run.active.index(j)]
         self.certificate, self.sizes = run.certificate, run.sizes
-        self.label = f" [{self.analysis.bound.text}]" if len(run.pre.bounds) > 1 else ""
+        self.label = f" [{self.analysis.bound.text}]" if len(run.active) > 1 else ""
 
     def full(self, policy: np.ndarray) -> np.ndarray:
         probs = np.array(self.run.sigma)
@@ -93,14 +93,18 @@ class _Run:
     def __init__(self, problem: CounterfactualProblem, pre: Preanalysis, solver: str, deadline: Deadline,
                  exact: bool) -> None:
         self.problem, self.pre, self.solver, self.deadline, self.exact = problem, pre, solver, deadline, exact
-        self.encodings = [a.encoding for a in pre.bounds]
-        self.gammas = [tightened(a.gamma, STRICT_MARGIN) if a.bound.strict else a.gamma for a in pre.bounds]
+        # bounds whose value at s0 is the same for every strategy (s0 is not a maybe state) hold for every candidate
+        # (σ violates another one); Storm checks them anyway, the stages work on the others
+        self.active = [j for j, a in enumerate(pre.bounds) if a.encoding.s0 >= 0]
+        self.encodings = [pre.bounds[j].encoding for j in self.active]
+        self.gammas = [tightened(a.gamma, STRICT_MARGIN) if a.bound.strict else a.gamma
+                       for a in (pre.bounds[j] for j in self.active)]
         self.region = region_of(problem, self.encodings)
         self.sigma = problem.strategy.probabilities
         self.certificate = Certificate(problem.weights, self.region.n_decision)
         self.notes: list[str] = list(pre.notes)
         self.sizes: dict = {}
-        self.bounds = [_Bound(self, j) for j in range(len(pre.bounds))]
+        self.bounds = [_Bound(self, j) for j in self.active]
         self.rejected: Counter = Counter()
         self.partial = 0                      # strategies that meet one bound but not all
         self.infeasible: str | None = None    # why no strategy meets all bounds, when a solver proves it
@@ -116,15 +120,16 @@ class _Run:
         if text not in self.notes:
             self.notes.append(text)
 
-    def checked(self, probs: np.ndarray, source: str, first: int = 0) -> Candidate | None:
+    def checked(self, probs: np.ndarray, source: str, first: int) -> Candidate | None:
         """Check a strategy (probabilities of every choice) with Storm, bound ``first`` first: None when Storm
         rejects that bound, else the candidate (a candidate of the run when it meets every bound). No new checks
         once the deadline has passed (the best checked candidate is the answer then)."""
         if self.deadline.expired:
             return None
         strategy = Strategy(self.problem.model, probs)
-        checks: list[Check | None] = [None] * len(self.bounds)
-        for j in [first] + [k for k in range(len(self.bounds)) if k != first]:
+        k_all = len(self.pre.bounds)
+        checks: list[Check | None] = [None] * k_all
+        for j in [first] + [k for k in range(k_all) if k != first]:
             checks[j] = self._check(strategy, probs, j, source)
             if not checks[j].holds:
                 break
@@ -138,12 +143,12 @@ class _Run:
         return self.adopt(probs, source, checks, strategy)
 
     def accept_strategy(self, probs: np.ndarray, source: str) -> Candidate | None:
-        c = self.checked(probs, source)
-        return c if c is not None and c.valid and len(c.check) == len(self.bounds) else None
+        c = self.checked(probs, source, first=self.active[0])
+        return c if c is not None and c.valid and len(c.check) == len(self.pre.bounds) else None
 
     def _check(self, strategy: Strategy, probs: np.ndarray, j: int, source: str) -> Check:
-        a, enc = self.pre.bounds[j], self.encodings[j]
-        expected = a.value_of(float(evaluate(enc, probs[enc.rows])[enc.s0]))
+        a, enc = self.pre.bounds[j], self.pre.bounds[j].encoding
+        expected = a.value_of(float(evaluate(enc, probs[enc.rows])[enc.s0])) if enc.s0 >= 0 else a.initial.value
         check = check_strategy(strategy, a.bound.property, expected=expected,
                                tolerance=AGREEMENT * abs(expected) + 1e-10 if np.isfinite(expected) else 0.0)
         if check.agrees is False:
@@ -199,8 +204,9 @@ class _Run:
         """Storm's optimal scheduler of every bound (checked against every bound) as the first candidates, without
         its arbitrary choices in states whose values are constant (outside every bound's maybe states)."""
         rows = np.concatenate([enc.rows for enc in self.encodings])
-        for j, a in enumerate(self.pre.bounds):
-            source = f"Storm's {a.optimum_text().split(' ')[0]} scheduler" + self.bounds[j].label
+        for bound in self.bounds:
+            j, a = bound.j, bound.analysis
+            source = f"Storm's {a.optimum_text().split(' ')[0]} scheduler" + bound.label
             if a.witness_check is not None and a.witness_check.agrees is False:
                 self.disagreements.append(f"{source}: {a.witness_check.value!r} on its DTMC, optimum "
                                           f"{a.witness_check.expected!r}")
