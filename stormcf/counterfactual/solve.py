@@ -130,7 +130,11 @@ class _Run:
         k_all = len(self.pre.bounds)
         checks: list[Check | None] = [None] * k_all
         for j in [first] + [k for k in range(k_all) if k != first]:
-            checks[j] = self._check(strategy, probs, j, source)
+            try:
+                checks[j] = self._check(strategy, probs, j, source)
+            except TimeLimitReached:          # the deadline stopped Storm's check: no candidate
+                self.note(f"{source}: the time limit ended Storm's check of a strategy before it finished")
+                return None
             if not checks[j].holds:
                 break
         if not checks[first].holds:
