@@ -337,9 +337,10 @@ def joint_infeasibility(problem: CounterfactualProblem, actionable: ActionableMD
     if first.property.satisfied_by(best - margin if first.optimization.value == "min" else best + margin):
         return ""
     others = " and ".join(a.bound.text for a in analyses[1:])
-    return (f"the best value of {first.text} among all strategies that meet {others} (also randomised ones with "
+    extreme = "least" if first.optimization.value == "min" else "largest"
+    return (f"the {extreme} {first.quantity()} among all strategies that meet {others} (also randomised ones with "
             f"memory) is {best:.6g} (Storm's multi-objective query on the MDP with the uncontrollable states fixed to "
-            f"σ, absolute precision {JOINT_PRECISION:g}), which does not meet it")
+            f"σ, absolute precision {JOINT_PRECISION:g}), which does not meet {first.text}")
 
 
 # ================================================================================================ one bound

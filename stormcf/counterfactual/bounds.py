@@ -76,10 +76,10 @@ class Bound:
         return not bool(self.constraint.all())
 
     def quantity(self) -> str:
-        """What the bound is about, in words: ``the probability of "rejected"``, ``the expected "steps" until ...``."""
+        """What the bound is about, in words: ``probability of "rejected"``, ``expected "steps" until ...``."""
         if self.kind == PROBABILITY:
-            return f"the probability of {self.path_text()}"
-        return f'the expected "{self.reward_model}" until {self.path_text(target_only=True)}'
+            return f"probability of {self.path_text()}"
+        return f'expected "{self.reward_model}" until {self.path_text(target_only=True)}'
 
     def path_text(self, target_only: bool = False) -> str:
         """The path formula as the user wrote it (``"rejected"``, ``!"Consultation" U "rejected"``)."""
