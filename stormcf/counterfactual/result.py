@@ -75,16 +75,18 @@ class CounterfactualResult(Report):
     Attributes:
         status: ``optimal`` (proven: within ``gap`` <= 1e-4 of the proven lower bound), ``suboptimal`` (valid, not
             proven optimal: the gap is reported), ``feasible`` (an ε-counterfactual, optimality not sought),
-            ``infeasible``, ``trivial`` (σ meets the bound), ``timeout`` (no valid strategy within the time limit).
+            ``infeasible``, ``trivial`` (σ meets every bound), ``timeout`` (no valid strategy within the time limit).
         strategy: σ* (σ itself for ``trivial``; None when there is none).
-        verification: Storm's check of the property on the DTMC induced by σ*; ``exact``: the same in rational
-            arithmetic (with ``exact=True``); ``initial``: Storm's check on σ.
-        distance: d0, d1, d∞ between σ and σ*; ``distance_lower_bound``: no valid strategy is closer (weighted);
+        verifications: Storm's check of every bound on the DTMC induced by σ* (``verification``: the first's);
+            ``exact_checks`` (``exact``): the same in rational arithmetic (with ``exact=True``); ``initial_checks``
+            (``initial``): Storm's checks on σ; ``value``: Storm's value of the first bound under σ*
+            (``probability`` when it is a probability bound).
+        distance: every norm between σ and σ*; ``distance_lower_bound``: no valid strategy is closer (weighted);
             ``lower_bounds``: the proven bound of each norm and the stage that proved it; ``stages``: the best
             checked strategy of every stage (the answer is the best of them).
         solver: the stage that found σ*; ``solver_reason``: the plan and why it was chosen.
-        optimal_probability: the least (for ``P<=``; largest for ``P>=``) probability any actionable strategy
-            achieves (Storm).
+        optima: per bound, the best value any actionable strategy achieves alone (Storm: Pmin for ``P<=``, Pmax for
+            ``P>=``, Rmin/Rmax for rewards); ``optimal_probability``: the first's.
         diverse: further counterfactuals of a diverse run, each with its ``novelty``.
     """
 
@@ -207,16 +209,27 @@ class CounterfactualResult(Report):
         if self.status == "trivial":
             lines.append(f"The strategy already meets {self.problem.properties_text}: nothing to change.")
             return "\n".join(lines)
+        paper = len(bounds) == 1 and bounds[0].kind != REWARD and not bounds[0].is_until     # seed 000's question
         if self.strategy is None:
+            first = bounds[0]
+            what = "least" if first.optimization.value == "min" else "largest"
             if self.status == "infeasible" and self.problem.epsilon is not None and self._reachable():
                 reason = f"every valid strategy is at distance at least {self.distance_lower_bound:.6g} > ε"
             elif self.status == "timeout":
                 reason = "no valid strategy was found within the time limit"
+            elif len(bounds) == 1:
+                quantity = "probability" if paper else first.quantity()
+                reason = (f"the {what} {quantity} any actionable strategy achieves is "
+                          f"{format_value(self.optimal_probability)} (Storm)")
             else:
                 reason = self.solver_reason
-            lines.append(f"No actionable strategy meets {self.problem.properties_text}: {reason}.")
+            if paper:
+                lines.append(f"No actionable strategy reaches it with probability {first.comparison} "
+                             f"{first.value:g}: {reason}.")
+            else:
+                lines.append(f"No actionable strategy meets {self.problem.properties_text}: {reason}.")
             return "\n".join(lines)
-        if len(bounds) == 1 and bounds[0].kind != REWARD and not bounds[0].is_until:
+        if paper:
             lines.append(f"You can reach it with probability {format_value(self.value)} as follows:")
         else:
             met = "; ".join(_value_words(b, c.value).replace("State ", "state ", 1).replace("The ", "the ", 1)
