@@ -300,10 +300,10 @@ def _prove_below(enc: Encoding, gamma: float, unit: np.ndarray, hi: float, lower
                  values: np.ndarray | None, deadline: Deadline) -> tuple[float, int]:
     """Radii just below ``hi`` whose value exceeds γ by more than the numerical slack, when the search ended with
     its proven lower bound farther below ``hi`` than its tolerance (its last points were within the slack of γ):
-    hi·(1 − f) for f = 2e-6, 2e-5, 2e-4, 2e-3; the first proven one raises ``lower``."""
-    for fraction in (2e-6, 2e-5, 2e-4, 2e-3):
+    hi·(1 − f) for f = 1e-6, 1e-5, 1e-4, 1e-3; the first proven one raises ``lower``."""
+    for fraction in (RELATIVE_TOLERANCE, 1e-5, 1e-4, 1e-3):
         radius = hi * (1 - fraction)
-        if lower >= hi * (1 - 2 * RELATIVE_TOLERANCE) or radius <= lower or deadline.expired:
+        if lower >= hi * (1 - RELATIVE_TOLERANCE) or radius <= lower or deadline.expired:
             break
         r = decide_radius(enc, radius * unit, -np.inf, values, deadline)
         radii += 1

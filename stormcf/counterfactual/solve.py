@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
@@ -157,6 +158,8 @@ class _Run:
                                tolerance=AGREEMENT * abs(expected) + 1e-10 if np.isfinite(expected) else 0.0)
         if check.agrees is False:
             self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
+        if check.holds and not a.bound.property.satisfied_by(check.value):
+            check = replace(check, holds=False)      # Storm's number must meet the bound too: it is what is shown
         return check
 
     def adopt(self, probs: np.ndarray, source: str, checks: list[Check], strategy: Strategy | None = None
