@@ -66,8 +66,8 @@ def test_d1_answer_is_never_worse_than_the_d0_one_on_philosophers():
     model = stormcf.load_model(QVBS / "philosophers-mdp.3.prism")
     sigma = stormcf.Strategy.uniform(model)
     prop = "P<=0.5 [F (p1>=8 & p1<=9)]"
-    d1 = solve_counterfactual(CounterfactualProblem(sigma, prop, weights="0,1,0"), time_limit=15)
-    d0 = solve_counterfactual(CounterfactualProblem(sigma, prop, weights="1,0,0"), time_limit=15)
+    d1 = solve_counterfactual(CounterfactualProblem(sigma, prop, weights="0,1,0"), time_limit=10)
+    d0 = solve_counterfactual(CounterfactualProblem(sigma, prop, weights="1,0,0"), time_limit=10)
     assert d1.verification.holds and any("d0" in stage for stage in d1.stages)
     assert d1.distance.d1 <= d0.distance.d1 + 1e-12
     assert d1.distance.d1 == pytest.approx(1 / 2 / int(model.decision_states.sum()), rel=1e-6)   # one state, Δ = 1/2
@@ -79,7 +79,7 @@ def test_d1_descent_reaches_the_global_optimum_on_gridworld():
     reaches it, and the result is no worse than the special cases' strategies."""
     model = stormcf.load_model(stormcf.example_path("gridworld.prism"), constants="p=0.9")
     sigma = stormcf.Strategy.uniform(model)
-    r = solve_counterfactual(CounterfactualProblem(sigma, 'P<=0.4 [F "danger"]', weights="0,1,0"), time_limit=15)
+    r = solve_counterfactual(CounterfactualProblem(sigma, 'P<=0.4 [F "danger"]', weights="0,1,0"), time_limit=6)
     assert r.verification.holds and r.probability <= 0.4
     assert r.distance.d1 <= 0.0410
     assert r.distance.d1 <= min(s["d1"] for s in r.stages.values()) + 1e-12
