@@ -8,9 +8,9 @@
   size limit.
 
 All run on one thread with a relative gap of 5e-5 (:data:`MIP_GAP`) and the formulation's feasibility tolerance
-(1e-4·γ, between 1e-9 and 1e-6: :func:`programs.tolerance`; the encodings' answers are re-checked by Storm anyway). Status: ``optimal``;
-``suboptimal`` (a solution, not proven optimal: time or solution limit); ``infeasible``; ``timeout`` (no solution
-within the limit); ``crashed`` (the solver's child process died).
+(1e-4·γ, between 1e-9 and 1e-6: :func:`programs.tolerance`; the encodings' answers are re-checked by Storm anyway).
+Status: ``optimal``; ``suboptimal`` (a solution, not proven optimal: time or solution limit); ``infeasible``;
+``timeout`` (no solution within the limit); ``crashed`` (the solver's child process died).
 """
 from __future__ import annotations
 
