@@ -98,7 +98,7 @@ def direct(problem: CounterfactualProblem, limit: float) -> dict:
         p /= np.bincount(m.state_of_choice, weights=p, minlength=m.n_states)[m.state_of_choice]
         strategy = stormcf.Strategy(m, p)
         check = stormcf.check_strategy(strategy, problem.property)
-        row["d"] = strategy_distance(problem.strategy, strategy).weighted(*problem.weights.as_tuple())
+        row["d"] = strategy_distance(problem.strategy, strategy).weighted(problem.weights)
         row["valid"] = bool(check.holds)
         row["strategy"] = strategy if check.holds else None
         if not check.holds:

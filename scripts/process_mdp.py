@@ -7,7 +7,9 @@ the model, a few further hubs with Pareto-distributed out-degree, most states wi
 types) of one to three successors each, mostly forward (the process advances) with some back edges (rework loops),
 and two absorbing outcomes, ``"positive"`` and ``"negative"``, which are entered more often the deeper a state is.
 Every state is reachable from the initial state. The model is built as an :class:`stormcf.ExplicitModel` from
-arrays (the Storm bridge converts it on demand); states are named ``s=<index>``.
+arrays (the Storm bridge converts it on demand); states are named ``s=<index>``. With ``costs=True`` it has the
+reward model ``"cost"``: every event of a non-absorbing state costs 1 to 10 (seeded by ``seed`` on a stream of
+its own, so the transitions are the same with or without costs), the outcomes cost nothing.
 
     python scripts/process_mdp.py --states 10000 --seed 1      # prints the model's sizes
 """
@@ -19,13 +21,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from stormcf import ExplicitModel
+from stormcf.model import RewardModel
 
 ACTIONS = tuple(f"e{k}" for k in range(12))
 
 
 def process_mdp(n_states: int = 10_000, seed: int = 0, hubs: int = 8, hub_share: float = 0.35,
-                back_edge: float = 0.08) -> ExplicitModel:
-    """A process-like MDP with ``n_states`` states (two of them the absorbing outcomes)."""
+                back_edge: float = 0.08, costs: bool = False) -> ExplicitModel:
+    """A process-like MDP with ``n_states`` states (two of them the absorbing outcomes), with the reward model
+    ``"cost"`` when ``costs``."""
     rng = np.random.default_rng(seed)
     n = n_states - 2
     positive, negative = n, n + 1
@@ -69,16 +73,23 @@ def process_mdp(n_states: int = 10_000, seed: int = 0, hubs: int = 8, hub_share:
     P = sp.csr_matrix((vals, (rows, cols)), shape=(len(names), n_states))
     P = sp.diags(1.0 / np.asarray(P.sum(axis=1)).ravel()) @ P
     labels = {"positive": np.arange(n_states) == positive, "negative": np.arange(n_states) == negative}
+    rewards = {}
+    if costs:
+        cost = np.random.default_rng([seed, 1]).integers(1, 11, size=len(names)).astype(float)
+        cost[-2:] = 0.0                                  # the absorbing outcomes
+        rewards = {"cost": RewardModel("cost", choice=cost)}
     return ExplicitModel(P.tocsr(), np.array(groups), np.array(names), ACTIONS + ("end",), labels,
-                         {"s": np.arange(n_states)}, {}, 0, "mdp", source=f"process_mdp(n={n_states}, seed={seed})")
+                         {"s": np.arange(n_states)}, rewards, 0, "mdp",
+                         source=f"process_mdp(n={n_states}, seed={seed}{', costs' if costs else ''})")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--states", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--costs", action="store_true", help='with the reward model "cost"')
     args = ap.parse_args()
-    m = process_mdp(args.states, args.seed)
+    m = process_mdp(args.states, args.seed, costs=args.costs)
     degree = np.diff(m.transitions.indptr)
     out = np.bincount(m.state_of_choice, weights=degree, minlength=m.n_states)
     print(f"{m.source}: {m.n_states} states, {m.n_choices} choices, {m.n_transitions} transitions, "

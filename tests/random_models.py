@@ -76,9 +76,12 @@ class RandomMDP:
                     todo.append(t)
         return seen
 
-    def reach_probability(self, exact: bool):
-        """P(F goal) from s=0 in the induced DTMC: graph precomputation + linear solve (numpy or fractions)."""
+    def reach_probability(self, exact: bool, avoid: set[int] = frozenset()):
+        """P(F goal) from s=0 in the induced DTMC: graph precomputation + linear solve (numpy or fractions);
+        with ``avoid``, P(¬avoid U goal): the states of ``avoid`` that are not goals are absorbing failures."""
         P, _ = self.induced(exact)
+        for s in set(avoid) - self.goal:
+            P[s] = [0 * P[s][0]] * self.n
         can = set(self.goal)
         changed = True
         while changed:
@@ -100,6 +103,31 @@ class RandomMDP:
         else:
             x = np.linalg.solve(np.array(A, dtype=float), np.array(b, dtype=float))
         return x[idx[0]]
+
+    def expected_reward(self, exact: bool = False):
+        """E[total reward until goal] from s=0 in the induced DTMC, infinite (Storm's convention) when goal is
+        reached with probability < 1: almost-sure reachability on the graph, then one linear solve."""
+        P, r = self.induced(exact)
+        if 0 in self.goal:
+            return 0.0
+        for g in self.goal:                        # the count stops at the goal
+            P[g] = [0 * P[g][0]] * self.n
+        reach = self.reachable(P)
+        can = set(self.goal)
+        changed = True
+        while changed:
+            changed = False
+            for s in range(self.n):
+                if s not in can and any(P[s][t] != 0 for t in can):
+                    can.add(s)
+                    changed = True
+        if any(s not in can for s in reach):       # a reachable state that cannot reach the goal
+            return float("inf")
+        maybe = sorted(reach - self.goal)
+        idx = {s: i for i, s in enumerate(maybe)}
+        A = [[(1 if i == j else 0) - P[s][t] for j, t in enumerate(maybe)] for i, s in enumerate(maybe)]
+        x = np.linalg.solve(np.array(A, dtype=float), np.array([r[s] for s in maybe], dtype=float))
+        return float(x[idx[0]])
 
     def bounded_reach(self, steps: int, exact: bool):
         P, _ = self.induced(exact)

@@ -1,5 +1,6 @@
 """``stormcf strategy MODEL --strategy S.json --prop 'P<=0.2 [F "rejected"]'``: counterfactual strategies (seed 000);
-``--strategies FILE.jsonl`` and/or several ``--prop``: a batch of every strategy with every bound, one model build."""
+``--require PROP`` (repeatable): bounds that must hold as well, all at once; ``--strategies FILE.jsonl`` and/or
+several ``--prop``: a batch of every strategy with every bound, one model build."""
 from __future__ import annotations
 
 import argparse
@@ -26,9 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_input_argument(strategies, "--strategy", "-s", metavar="S.json", help="the initial strategy σ")
     add_input_argument(strategies, "--strategies", metavar="FILE.jsonl",
                        help="a batch: one initial strategy per line (JSON lines), each with every --prop")
-    p.add_argument("--prop", "-p", required=True, action="append", metavar="PCTL",
-                   help="""the bound to meet, e.g. 'P<=0.2 [F "rejected"]' (also P<, and P>=/P> when sound); """
-                        "repeatable: a batch of every strategy with every bound")
+    p.add_argument("--prop", "-p", action="append", metavar="PCTL",
+                   help="""the bound to meet, e.g. 'P<=0.2 [F "rejected"]', 'P<=0.3 [!"safe" U "bad"]', """
+                        """'R{"cost"}<=5 [F "done"]' (also <, and >=/> when sound); repeatable: a batch of every """
+                        "strategy with every bound")
+    p.add_argument("--require", "-r", action="append", default=[], metavar="PCTL",
+                   help="a bound that must hold too (repeatable: all at once, with each --prop)")
     p.add_argument("--weights", "-w", default="1,1,1", metavar="R0,R1,RINF",
                    help="weights of d = r0*d0 + r1*d1 + rinf*dinf (default 1,1,1)")
     control = p.add_mutually_exclusive_group()
@@ -50,7 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    batch = bool(args.strategies) or len(args.prop) > 1
+    if not args.prop and not args.require:
+        raise OptionError("give the bound to meet with --prop (or the bounds that must all hold with --require)")
+    batch = bool(args.strategies) or len(args.prop or []) > 1
     analysis = CounterfactualStrategies(
         weights=args.weights, epsilon=args.epsilon, controllable_states=args.controllable_states,
         controllable_actions=args.controllable_actions.split(",") if args.controllable_actions is not None else None,
@@ -60,10 +66,11 @@ def run(args: argparse.Namespace) -> int:
             raise OptionError("--dot and --plot draw one counterfactual; they do not apply to a batch")
         strategies = (read_jsonl(args.strategies, StrategyError) if args.strategies
                       else [Item(0, args.strategy, read_json(args.strategy, StrategyError))])
-        items = strategy_items(strategies, args.prop)
+        items = strategy_items(strategies, args.prop or [None], args.require)
         return batch_exit_code(run_batch_command(args, model_file(args), analysis, items))
     require_single(args, "--strategies or several --prop")
-    data = {"strategy": read_json(args.strategy, StrategyError), "property": args.prop[0]}
+    data = {"strategy": read_json(args.strategy, StrategyError), "property": (args.prop or [None])[0],
+            "bounds": args.require}
     result = analysis(model_from_args(args), data, args.strategy)
     emit(result, args, plot=_plot)
     if args.dot:

@@ -10,8 +10,9 @@ status from them alone, never from a solver's word:
   itself, never γ minus a safety margin; solver tolerances only relax it further) and it does not exceed the
   distance of a checked candidate (a solver whose "proven" bound beats a strategy Storm accepted is wrong, and its
   claim is dropped with a note);
-- the weighted lower bound combines the norms' bounds: d = r0·d0 + r1·d1 + r∞·d∞ >= r0·d0* + (r∞ + r1/|S|)·d∞*
-  (d1 = (1/|S|) Σ Δ_s >= d∞/|S|), next to a bound the MIQCQP proves for d itself;
+- the weighted lower bound combines the norms' bounds, each raised by what the others imply (``Norm.implied``:
+  d1 = (1/|S|) Σ Δ_s >= d∞/|S|, d∞ >= d1, d0 >= 1 once something must change), e.g. d = r0·d0 + r1·d1 + r∞·d∞ >=
+  r0·d0* + (r∞ + r1/|S|)·d∞*, next to a bound the MIQCQP proves for d itself;
 - the status is ``optimal`` when the best candidate is within :data:`GAP` (relative) of the lower bound, else
   ``suboptimal`` with the gap.
 """
@@ -22,10 +23,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..distance import StrategyDistance
+from ..distance import NORMS, StrategyDistance, Weights
 from ..strategy import Strategy
 from ..verify import Check
-from .problem import Weights
 
 #: relative gap at which a candidate counts as optimal (Gurobi's default MIP gap, as in the paper)
 GAP = 1e-4
@@ -35,28 +35,45 @@ CROSS_CHECK_TOLERANCE = 1e-6
 
 @dataclass(eq=False)
 class Candidate:
-    """A policy over the encoding's rows, turned into a strategy and checked by Storm."""
+    """A strategy (``probs``: the probability of every choice of the model) checked by Storm against every bound.
+
+    ``check``: Storm's check of each bound (one :class:`~stormcf.verify.Check`, or a list with one per bound);
+    ``exact``: the same in rational arithmetic, when asked."""
 
     probs: np.ndarray
     source: str
     strategy: Strategy
-    check: Check
-    exact: Check | None
+    check: Check | list[Check]
+    exact: Check | list[Check] | None
     distance: StrategyDistance
     weighted: float
 
+    def __post_init__(self) -> None:
+        self.check = _listed(self.check)
+        self.exact = None if self.exact is None else _listed(self.exact)
+
+    @property
+    def verification(self) -> Check:
+        """Storm's check of the first bound."""
+        return self.check[0]
+
     @property
     def valid(self) -> bool:
-        return bool(self.check.holds) and (self.exact is None or bool(self.exact.holds))
+        return all(bool(c.holds) for c in self.check) and (self.exact is None or all(bool(c.holds)
+                                                                                     for c in self.exact))
 
     @property
     def checks(self) -> list[Check]:
-        return [self.check] + ([self.exact] if self.exact is not None else [])
+        return list(self.check) + list(self.exact or [])
+
+
+def _listed(check: Check | list[Check]) -> list[Check]:
+    return list(check) if isinstance(check, (list, tuple)) else [check]
 
 
 @dataclass
 class LowerBound:
-    """A proven lower bound on one objective (``"d0"``, ``"dinf"`` or ``"weighted"``) and who proved it."""
+    """A proven lower bound on one objective (a norm's key such as ``"d0"``, or ``"weighted"``) and who proved it."""
 
     value: float
     source: str
@@ -85,10 +102,11 @@ class Certificate:
         return min(self.candidates, key=lambda c: (c.weighted, c.distance.dinf))
 
     def best_by(self, norm: str) -> Candidate | None:
-        """The checked candidate with the least ``d0`` or ``dinf``."""
+        """The checked candidate with the least value of the norm ``norm`` (a key of
+        :data:`~stormcf.distance.NORMS`)."""
         if not self.candidates:
             return None
-        return min(self.candidates, key=lambda c: (getattr(c.distance, norm), c.weighted))
+        return min(self.candidates, key=lambda c: (c.distance[norm], c.weighted))
 
     # ------------------------------------------------------------------------------------------- bounds
     def prove(self, norm: str, value: float | None, source: str) -> bool:
@@ -110,17 +128,20 @@ class Certificate:
             return None
         if norm == "weighted":
             return self.best.weighted
-        return float(getattr(self.best_by(norm).distance, norm))
+        return float(self.best_by(norm).distance[norm])
 
     def bound(self, norm: str) -> float:
         return self.bounds[norm].value if norm in self.bounds else 0.0
 
+    def norm_bounds(self) -> dict[str, float]:
+        """The proven lower bound of every norm, raised by what the other norms' bounds imply."""
+        proven = {k: self.bound(k) for k in NORMS}
+        return {k: n.implied(proven, self.n_decision) for k, n in NORMS.items()}
+
     @property
     def lower(self) -> float:
         """The best proven lower bound on the weighted distance."""
-        w = self.weights
-        combined = w.r0 * self.bound("d0") + (w.rinf + w.r1 / max(self.n_decision, 1)) * self.bound("dinf")
-        return max(combined, self.bound("weighted"))
+        return max(self.weights.combine(self.norm_bounds()), self.bound("weighted"))
 
     def gap(self, candidate: Candidate | None = None) -> float | None:
         """(d - lower) / d of ``candidate`` (default: the best), 0 when d = 0."""
@@ -135,10 +156,10 @@ class Certificate:
         return gap is not None and gap <= GAP
 
     def stages(self) -> dict[str, dict]:
-        """The best checked candidate of every source (stage): ``{source: {d, d0, d1, dinf}}``, for JSON."""
+        """The best checked candidate of every source (stage): ``{source: {d, <every norm>}}``, for JSON."""
         out: dict[str, dict] = {}
         for c in sorted(self.candidates, key=lambda c: (c.weighted, c.distance.dinf), reverse=True):
-            out[c.source] = {"d": c.weighted, "d0": c.distance.d0, "d1": c.distance.d1, "dinf": c.distance.dinf}
+            out[c.source] = {"d": c.weighted, **{k: c.distance[k] for k in NORMS}}
         return out
 
     def lower_sources(self) -> dict[str, dict]:
@@ -146,4 +167,4 @@ class Certificate:
         return {k: {"value": b.value, "source": b.source} for k, b in self.bounds.items()}
 
 
-_NAMES = {"d0": "d0", "dinf": "d∞", "weighted": "d"}
+_NAMES = {**{k: n.symbol for k, n in NORMS.items()}, "weighted": "d"}

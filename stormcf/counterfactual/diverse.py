@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .analysis import Encoding
+from .analysis import Encoding, Region
 from ..solvers.formulation import FormulationBuilder, QuadraticRow
 
 #: the least drop of a novel state-action pair's probability that makes a diverse counterfactual novel
@@ -33,15 +33,19 @@ NOVEL_CHANGE = 1e-3
 
 
 def l1_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """||Δ(σ_a, σ_b)||_1 = Σ_s TV(σ_a(s), σ_b(s)) for two policies over the encoding's rows."""
+    """||Δ(σ_a, σ_b)||_1 = Σ_s TV(σ_a(s), σ_b(s)) for two policies over the same rows."""
     return 0.5 * float(np.abs(a - b).sum())
 
 
 class DiversityTerm:
-    """-λ·det(K) for the next counterfactual after ``previous`` (policies over the encoding's rows)."""
+    """-λ·det(K) for the next counterfactual after ``previous`` (strategies: the probability of every choice),
+    over the strategy rows of ``region``."""
 
-    def __init__(self, previous: list[np.ndarray], weight: float = 2.0, perturbation: float = 1e-4) -> None:
-        self.previous, self.weight, self.perturbation = previous, weight, perturbation
+    def __init__(self, previous: list[np.ndarray], region: Region, weight: float = 2.0,
+                 perturbation: float = 1e-4) -> None:
+        self.previous = [np.asarray(p)[region.rows] for p in previous]
+        self.previous_strategy = np.asarray(previous[-1])
+        self.weight, self.perturbation = weight, perturbation
         self._w = self._b = self._d = self._k = None
 
     def kernel(self) -> np.ndarray:
@@ -51,7 +55,7 @@ class DiversityTerm:
                       for i in range(n)])
         return K + self.perturbation * np.eye(n)
 
-    def add(self, fb: FormulationBuilder, enc: Encoding, x: np.ndarray):
+    def add(self, fb: FormulationBuilder, enc: Encoding | Region, x: np.ndarray):
         """Add the variables and constraints; returns (objective quadratic triplets, objective offset)."""
         F = np.flatnonzero(enc.free)
         n = len(self.previous)
@@ -79,7 +83,7 @@ class DiversityTerm:
         offset = -self.weight * det * (1.0 + self.perturbation)
         return (ii.ravel(), jj.ravel(), A.ravel()), offset if n else 0.0
 
-    def _novel(self, fb: FormulationBuilder, enc: Encoding, x: np.ndarray, F: np.ndarray) -> None:
+    def _novel(self, fb: FormulationBuilder, enc: Encoding | Region, x: np.ndarray, F: np.ndarray) -> None:
         """Some row no earlier counterfactual changed loses at least η of probability."""
         sigma = enc.sigma[F]
         unchanged = np.all([np.abs(prev[F] - sigma) <= 1e-9 for prev in self.previous], axis=0)
@@ -89,7 +93,7 @@ class DiversityTerm:
         fb.rows(sp.hstack([eye, sp.diags(1.0 - sigma[rows] + NOVEL_CHANGE)]), np.concatenate([x[rows], c]), rhs=1.0)
         fb.rows(sp.csr_matrix(np.ones((1, rows.size))), c, lhs=1.0)
 
-    def fill_start(self, x0: np.ndarray, enc: Encoding, probs: np.ndarray) -> None:
+    def fill_start(self, x0: np.ndarray, enc: Encoding | Region, probs: np.ndarray) -> None:
         """Start values of the diversity variables for the policy ``probs``."""
         F = np.flatnonzero(enc.free)
         for prev, w, b, d, k in zip(self.previous, self._w, self._b, self._d, self._k):

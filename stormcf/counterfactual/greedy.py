@@ -8,8 +8,13 @@ then decided exactly: the candidate set C of switched states is evaluated by :fu
 iteration with C free, which also picks the best rows in C).
 
 - :func:`greedy_d0`: forward selection (switch the best-scoring states until their estimated gain covers the excess
-  p(s0) - γ, recompute, repeat), then reverse deletion;
-- :func:`improve_d0`: local search on a valid C: drop a state, or swap two states for one, while p(s0) <= γ.
+  p(s0) - γ, recompute, repeat), then :func:`exchange`;
+- :func:`exchange`: bulk moves, each decided by one exact evaluation: drop the switched states of least loss whose
+  summed loss fits the slack γ - p(s0), or swap the j switched states of least loss for the j unswitched states of
+  largest gain where gain exceeds loss (j adapts: doubled after a success, halved after a failure). On the 10^5-state
+  process model this reaches 3,308 switched states in 4 s, where one-at-a-time deletion needed 250 s for 3,348;
+- :func:`improve_d0`: local search on a valid C: :func:`exchange`, then drop a state, or swap two states for one,
+  while p(s0) <= γ.
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ from scipy.sparse.linalg import spsolve
 
 from ..deadline import Deadline
 from .analysis import Encoding
-from .bellman import policy_matrix, q_values
+from .bellman import expectation, policy_matrix, q_values
 from .robust import Radius, switched_optimum
 
 #: discount of the expected-visits estimate (only ranks states; validity is checked exactly)
@@ -28,6 +33,9 @@ VISIT_DISCOUNT = 0.9999
 TRIALS = 8
 #: swaps tried per round: pairs of cheap switched states x promising unswitched states
 SWAP_PAIRS, SWAP_ENTRIES = 3, 4
+#: bulk moves: the share of the slack the dropped states' estimated losses may use, the first share of the
+#: promising swaps tried, and how much an entering state's gain must exceed the leaving state's loss
+DROP_SHARE, SWAP_SHARE, SWAP_MARGIN = 0.9, 0.2, 1.05
 
 
 def _visits(enc: Encoding, probs: np.ndarray) -> np.ndarray:
@@ -37,21 +45,21 @@ def _visits(enc: Encoding, probs: np.ndarray) -> np.ndarray:
     return np.maximum(spsolve((sp.identity(enc.n_maybe, format="csc") - VISIT_DISCOUNT * P.T).tocsc(), e), 0.0)
 
 
-def _state_sums(enc: Encoding, weights: np.ndarray) -> np.ndarray:
-    return np.bincount(enc.row_state, weights=weights, minlength=enc.n_maybe)
-
-
 def _scores(enc: Encoding, probs: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per maybe state: the estimated gain of switching it to its best row and the estimated loss of reverting it
     to σ, both first-order (visits times the one-step difference)."""
     Q = q_values(enc, values)
     visits = _visits(enc, probs)
-    current = _state_sums(enc, probs * Q)
-    fixed = _state_sums(enc, np.where(enc.free, 0.0, enc.sigma) * Q)
+    current = expectation(enc, probs, Q)
+    fixed = expectation(enc, np.where(enc.free, 0.0, enc.sigma), Q)
     best_q = np.full(enc.n_maybe, np.inf)
     np.minimum.at(best_q, enc.row_state[enc.free], Q[enc.free])
-    gain = np.where(enc.changeable, current - fixed - enc.free_mass * np.where(np.isfinite(best_q), best_q, 0.0), 0.0)
-    loss = _state_sums(enc, enc.sigma * Q) - current
+    with np.errstate(invalid="ignore"):
+        gain = np.where(enc.changeable, current - fixed - enc.free_mass * np.where(np.isfinite(best_q), best_q, 0.0),
+                        0.0)
+        loss = expectation(enc, enc.sigma, Q) - current
+    gain = np.where(np.isfinite(gain), gain, 0.0)                 # infinite values (rewards): no estimate
+    loss = np.where(np.isnan(loss), np.inf, loss)
     return gain * visits, loss * visits
 
 
@@ -71,15 +79,59 @@ def greedy_d0(enc: Encoding, gamma: float, deadline: Deadline | None = None) -> 
         take = max(1, int(np.searchsorted(np.cumsum(gain[order]), result.value - gamma)) + 1)
         chosen[order[:take]] = True
         result = switched_optimum(enc, chosen, result.values, deadline)
-    return _drop(enc, chosen, result, gamma, deadline, np.inf)
+    return exchange(enc, chosen, result, gamma, deadline)
+
+
+def exchange(enc: Encoding, chosen: np.ndarray, result: Radius, gamma: float, deadline: Deadline) -> Radius:
+    """Bulk drops and swaps (module docstring) from the valid switched set ``chosen`` (updated) with its optimum
+    ``result``, until neither is estimated to help; returns the optimum of the final set."""
+    drop, swap = DROP_SHARE, SWAP_SHARE
+    while not deadline.expired:
+        gain, loss = _scores(enc, result.policy, result.values)
+        members = np.flatnonzero(chosen)
+        members = members[np.argsort(loss[members], kind="stable")]
+        outside = np.flatnonzero(enc.changeable & ~chosen & (gain > 0))
+        outside = outside[np.argsort(-gain[outside], kind="stable")]
+        k = int(np.searchsorted(np.cumsum(loss[members]), drop * (gamma - result.value)))
+        if k >= 1:
+            trial = switched_optimum(enc, _moved(chosen, members[:k], ()), result.values, deadline)
+            if trial.settled and trial.value <= gamma:
+                chosen[members[:k]] = False
+                result, drop = trial, min(DROP_SHARE, 2 * drop)
+                continue
+            drop /= 2
+        q = min(members.size, outside.size)
+        better = int(np.count_nonzero(gain[outside[:q]] > SWAP_MARGIN * loss[members[:q]]))
+        j = int(better * swap)
+        if j < 1:
+            if k < 1 and better * swap < 0.5:
+                break
+            swap /= 2
+            continue
+        trial = switched_optimum(enc, _moved(chosen, members[:j], outside[:j]), result.values, deadline)
+        if trial.settled and trial.value < result.value:
+            chosen[members[:j]], chosen[outside[:j]] = False, True
+            result, swap = trial, min(1.0, 2 * swap)
+        else:
+            swap /= 2
+    return result
+
+
+def _moved(chosen: np.ndarray, out, into) -> np.ndarray:
+    trial = chosen.copy()
+    trial[np.asarray(out, dtype=np.int64)] = False
+    trial[np.asarray(into, dtype=np.int64)] = True
+    return trial
 
 
 def improve_d0(enc: Encoding, changed: np.ndarray, gamma: float, deadline: Deadline | None = None) -> Radius:
-    """Local search from the valid switched set ``changed``: drop states, then swap two for one, while p(s0) <= γ;
-    returns the optimum of the smallest set found."""
+    """Local search from the valid switched set ``changed``: bulk exchanges, then drop states and swap two for one,
+    while p(s0) <= γ; returns the optimum of the smallest set found."""
     deadline = deadline or Deadline()
     chosen = changed.copy()
     result = switched_optimum(enc, chosen, deadline=deadline)
+    if result.settled and result.value <= gamma:
+        result = exchange(enc, chosen, result, gamma, deadline)
     while not deadline.expired:
         result = _drop(enc, chosen, result, gamma, deadline, TRIALS)
         swapped = _swap(enc, chosen, result, gamma, deadline)

@@ -36,7 +36,8 @@ def changes_figure(result: CounterfactualResult):
     ax.set_xlabel("probability of the action")
     more = f"; {len(rows) - len(shown)} more rows not drawn" if len(rows) > len(shown) else ""
     states = f"{len(changes)} changed state" + ("s" if len(changes) != 1 else "")
-    ax.set_title(f"{states}: {result.problem.property.text} holds with P = {result.probability:.6g} (Storm){more}",
+    values = ", ".join(f"{c.value:.6g}" for c in result.verifications)
+    ax.set_title(f"{states}: {result.problem.properties_text} holds with {values} (Storm){more}",
                  fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")

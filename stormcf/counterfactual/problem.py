@@ -1,11 +1,13 @@
 """The counterfactual-strategy problem of seed 000 (Kobialka et al., Def. 1 and 2), validated when it is built.
 
-Given an MDP M, an initial strategy σ and a bound ``P<=γ [F φ]`` that σ violates, find σ* minimising
+Given an MDP M, an initial strategy σ and bounds that σ violates, find σ* minimising
 
-    d(σ, σ*) = r0·d0 + r1·d1 + r∞·d∞        subject to   Pr^σ*(s0 ⊨ ◇φ) <= γ
+    d(σ, σ*) = r0·d0 + r1·d1 + r∞·d∞        subject to   σ* meets every bound
 
-changing σ only where the user has control (*actionability*). With ``epsilon`` the problem is the
-ε-counterfactual of Def. 2: any σ* with d(σ, σ*) <= ε.
+changing σ only where the user has control (*actionability*). Seed 000 asks one bound, Pr^σ*(s0 ⊨ ◇φ) <= γ; here a
+bound is any of :mod:`~stormcf.counterfactual.bounds` (reachability and until probabilities from above or below,
+expected rewards until a target from above or below), and several bounds must hold at once. With ``epsilon`` the
+problem is the ε-counterfactual of Def. 2: any σ* with d(σ, σ*) <= ε.
 
 What the user controls is given per choice (a state's action): by default every choice of every decision state;
 ``controllable_actions`` keeps only choices with those PRISM action names, ``controllable_states`` (a label or a
@@ -14,59 +16,17 @@ exactly; the controllable choices of a state share the probability mass σ gives
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..distance import Weights
 from ..errors import ModelError, PropertyError, StrategyError
-from ..modes import Maximize, Minimize
 from ..properties import Property
 from ..storm import parse_property
 from ..strategy import Strategy
-
-
-@dataclass(frozen=True)
-class Weights:
-    """The weights r0, r1, r∞ of d = r0·d0 + r1·d1 + r∞·d∞ (paper default 1, 1, 1)."""
-
-    r0: float = 1.0
-    r1: float = 1.0
-    rinf: float = 1.0
-
-    def __post_init__(self) -> None:
-        values = (self.r0, self.r1, self.rinf)
-        if not all(isinstance(w, (int, float)) and np.isfinite(w) and w >= 0 for w in values):
-            raise PropertyError(f"weights must be non-negative numbers, got {','.join(map(str, values))}")
-        if not any(values):
-            raise PropertyError("at least one of the weights r0, r1, r∞ must be positive")
-
-    @classmethod
-    def parse(cls, text: str | Sequence[float] | "Weights") -> "Weights":
-        """``"1,1,1"``, a sequence of three numbers, or a :class:`Weights`."""
-        if isinstance(text, Weights):
-            return text
-        parts = text.split(",") if isinstance(text, str) else list(text)
-        try:
-            values = [float(p) for p in parts]
-        except (TypeError, ValueError):
-            raise PropertyError(f"weights must be three numbers r0,r1,r∞ like 1,1,1; got {text!r}") from None
-        if len(values) != 3:
-            raise PropertyError(f"weights must be three numbers r0,r1,r∞ like 1,1,1; got {text!r}")
-        return cls(*values)
-
-    @property
-    def kind(self) -> str:
-        """``"d0"`` or ``"dinf"`` when only that norm counts (an exact special case), else ``"mixed"``."""
-        if self.r1 == 0 and self.rinf == 0:
-            return "d0"
-        if self.r0 == 0 and self.r1 == 0:
-            return "dinf"
-        return "mixed"
-
-    def as_tuple(self) -> tuple[float, float, float]:
-        return (self.r0, self.r1, self.rinf)
+from .bounds import Bound, parse_bound
 
 
 class CounterfactualProblem:
@@ -74,47 +34,53 @@ class CounterfactualProblem:
 
     Args:
         strategy: the initial strategy σ (of an MDP).
-        prop: ``P<=γ [F φ]`` or ``P<γ [F φ]`` (φ a label or an expression); ``P>=γ`` / ``P>γ`` are accepted here
-            and checked for soundness by the pre-analysis (see :mod:`stormcf.counterfactual.analysis`).
-        weights: r0, r1, r∞ (``"1,1,1"`` or a triple).
+        prop: one bound (``P<=γ [F φ]``, ``P<=γ [ψ U φ]``, ``R{"r"}<=c [F φ]``, also ``<``, ``>=``, ``>``; φ, ψ
+            labels or expressions); the lower forms are checked for soundness by the pre-analysis (see
+            :mod:`stormcf.counterfactual.analysis`).
+        weights: r0, r1, r∞ (``"1,1,1"``, a sequence, or a mapping norm -> weight: :class:`~stormcf.distance.Weights`).
         controllable_actions: PRISM action names the user controls (default: all).
         controllable_states: a label name or a PRISM state expression (pass expressions to ``load_model``'s
             ``properties`` so Storm builds their label); default: all states.
         epsilon: look for an ε-counterfactual (d <= ε) instead of an optimal one.
+        bounds: several bounds that σ* must meet at once (instead of ``prop``, or with it first).
 
-    Attributes (derived): ``target`` (mask of φ), ``bound`` (γ as a Fraction), ``strict``, ``optimization``
-    (what a counterfactual does with the probability of φ: :data:`~stormcf.modes.Minimize` for ``<=``/``<``, a bad
-    outcome, :data:`~stormcf.modes.Maximize` for ``>=``/``>``), ``free`` (mask over choices the user controls).
+    Attributes (derived): ``bounds`` (the validated :class:`~stormcf.counterfactual.bounds.Bound` of each), and of
+    the first bound: ``property``, ``target`` (mask of φ), ``bound`` (its threshold as a Fraction), ``strict``,
+    ``optimization`` (what a counterfactual does with its value: :data:`~stormcf.modes.Minimize` for ``<=``/``<``,
+    :data:`~stormcf.modes.Maximize` for ``>=``/``>``); ``free`` (mask over choices the user controls).
     """
 
-    def __init__(self, strategy: Strategy, prop: Property | str, weights: str | Sequence[float] | Weights = (1, 1, 1),
+    def __init__(self, strategy: Strategy, prop: Property | str | None = None,
+                 weights: str | Sequence[float] | Mapping[str, float] | Weights = (1, 1, 1),
                  controllable_actions: Iterable[str] | None = None, controllable_states: str | None = None,
-                 epsilon: float | None = None) -> None:
+                 epsilon: float | None = None, bounds: Sequence[Property | str] = ()) -> None:
         model = strategy.model
         if model.model_type != "mdp":
             raise ModelError(f"{model.source} is a DTMC: there are no decisions to change")
         self.model, self.strategy = model, strategy
-        self.property = parse_property(model, prop) if isinstance(prop, str) else prop
+        given = ([] if prop is None else [prop]) + list(bounds)
+        if not given:
+            raise PropertyError("a counterfactual strategy needs a bound to meet, e.g. P<=0.2 [F \"bad\"]")
+        self.bounds: tuple[Bound, ...] = tuple(parse_bound(model, p) for p in given)
+        texts = [b.text for b in self.bounds]
+        if len(set(texts)) < len(texts):
+            raise PropertyError(f"the bound {next(t for t in texts if texts.count(t) > 1)} is given twice")
         self.weights = Weights.parse(weights)
-        self.target = self._check_property(self.property)
-        self.bound: Fraction = self.property.threshold
-        self.strict = self.property.comparison in ("<", ">")
-        self.optimization = Minimize if self.property.comparison in ("<", "<=") else Maximize
+        first = self.bounds[0]
+        self.property = first.property
+        self.target = first.target
+        self.bound: Fraction = first.threshold
+        self.strict = first.strict
+        self.optimization = first.optimization
         self.epsilon = self._check_epsilon(epsilon)
         self.controllable_actions = None if controllable_actions is None else list(controllable_actions)
         self.controllable_states = controllable_states
         self.free = self._free_choices(self.controllable_actions, controllable_states)
 
-    @staticmethod
-    def _check_property(prop: Property) -> np.ndarray:
-        if prop.operator != "P" or prop.path != "eventually" or prop.target is None:
-            raise PropertyError(f"counterfactual strategies need an unbounded reachability bound like "
-                                f"P<=0.2 [F \"bad\"]; got {prop.text}")
-        if not prop.has_bound:
-            raise PropertyError(f"{prop.text} has no bound: write P<=γ [F φ] (or P<γ, P>=γ, P>γ)")
-        if not 0 <= prop.threshold <= 1:
-            raise PropertyError(f"the bound {float(prop.threshold):g} of {prop.text} is outside [0, 1]")
-        return prop.target
+    @property
+    def properties_text(self) -> str:
+        """Every bound, as Storm prints them, joined by " and "."""
+        return " and ".join(b.text for b in self.bounds)
 
     @staticmethod
     def _check_epsilon(epsilon: float | None) -> float | None:

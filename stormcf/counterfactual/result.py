@@ -16,17 +16,51 @@ from ..model import ExplicitModel
 from ..report import Report
 from ..strategy import Strategy
 from ..verify import Check, format_value
+from .bounds import REWARD, Bound
 from .problem import CounterfactualProblem
 
 if TYPE_CHECKING:
     from .certify import Candidate
 
 
-def target_name(problem: CounterfactualProblem) -> str:
-    """The target of ``P<=γ [F φ]`` as the user wrote it: the label name, or the expression."""
-    m = re.search(r"\[F (.*)\]\s*$", problem.property.text)
-    text = m.group(1).strip() if m else problem.property.text
+def target_name(problem: CounterfactualProblem | Bound) -> str:
+    """The target of ``P<=γ [F φ]`` (of the first bound of a problem) as the user wrote it: the label name, or the
+    expression."""
+    bound = problem if isinstance(problem, Bound) else problem.bounds[0]
+    return _unquoted(bound.path_text(target_only=True))
+
+
+def _unquoted(text: str) -> str:
+    """``"rejected"`` -> ``rejected``; ``("granted" | "rejected")`` -> ``"granted" | "rejected"``."""
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
     return text[1:-1] if re.fullmatch(r'"[^"]*"', text) else text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _value_words(bound: Bound, value: float) -> str:
+    """The sentence stating a bound's value: ``State 'rejected' is reached with probability 0.411``."""
+    number = format_value(value)
+    target = _quoted(target_name(bound))
+    if bound.kind == REWARD:
+        return f"The expected \"{bound.reward_model}\" reward until {target} is {number}"
+    if bound.is_until:
+        avoid = _unquoted(bound.path_text().split(" U ", 1)[0].strip())
+        return f"State {target} is reached through states with {avoid} with probability {number}"
+    return f"State {target} is reached with probability {number}"
+
+
+def _quoted(name: str) -> str:
+    """A label name in quotes (``'rejected'``), an expression as it is."""
+    return f"'{name}'" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else name
 
 
 def _number(x: float) -> str:
@@ -41,32 +75,37 @@ class CounterfactualResult(Report):
     Attributes:
         status: ``optimal`` (proven: within ``gap`` <= 1e-4 of the proven lower bound), ``suboptimal`` (valid, not
             proven optimal: the gap is reported), ``feasible`` (an ε-counterfactual, optimality not sought),
-            ``infeasible``, ``trivial`` (σ meets the bound), ``timeout`` (no valid strategy within the time limit).
+            ``infeasible``, ``trivial`` (σ meets every bound), ``timeout`` (no valid strategy within the time limit).
         strategy: σ* (σ itself for ``trivial``; None when there is none).
-        verification: Storm's check of the property on the DTMC induced by σ*; ``exact``: the same in rational
-            arithmetic (with ``exact=True``); ``initial``: Storm's check on σ.
-        distance: d0, d1, d∞ between σ and σ*; ``distance_lower_bound``: no valid strategy is closer (weighted);
+        verifications: Storm's check of every bound on the DTMC induced by σ* (``verification``: the first's);
+            ``exact_checks`` (``exact``): the same in rational arithmetic (with ``exact=True``); ``initial_checks``
+            (``initial``): Storm's checks on σ; ``value``: Storm's value of the first bound under σ*
+            (``probability`` when it is a probability bound).
+        distance: every norm between σ and σ*; ``distance_lower_bound``: no valid strategy is closer (weighted);
             ``lower_bounds``: the proven bound of each norm and the stage that proved it; ``stages``: the best
             checked strategy of every stage (the answer is the best of them).
         solver: the stage that found σ*; ``solver_reason``: the plan and why it was chosen.
-        optimal_probability: the least (for ``P<=``; largest for ``P>=``) probability any actionable strategy
-            achieves (Storm).
+        optima: per bound, the best value any actionable strategy achieves alone (Storm: Pmin for ``P<=``, Pmax for
+            ``P>=``, Rmin/Rmax for rewards); ``optimal_probability``: the first's.
         diverse: further counterfactuals of a diverse run, each with its ``novelty``.
     """
 
     command = "strategy"
 
-    def __init__(self, problem: CounterfactualProblem, status: str, initial: Check | None,
-                 optimal_probability: float | None, reason: str, *, candidate: "Candidate | None" = None,
+    def __init__(self, problem: CounterfactualProblem, status: str, initial: Sequence[Check] | Check | None,
+                 optima: Sequence[float] | float | None, reason: str, *, candidate: "Candidate | None" = None,
                  solver: str | None = None, gap: float | None = None, distance_lower_bound: float | None = None,
                  lower_bounds: dict | None = None, stages: dict | None = None, sizes: dict | None = None,
                  notes: Sequence[str] = (),
                  timings: dict | None = None, time_s: float = 0.0) -> None:
-        self.problem, self.status, self.initial = problem, status, initial
-        self.optimal_probability, self.solver_reason = optimal_probability, reason
+        self.problem, self.status, self.solver_reason = problem, status, reason
+        self.initial_checks: list[Check] = [] if initial is None else \
+            (list(initial) if isinstance(initial, (list, tuple)) else [initial])
+        self.optima: list[float] = [] if optima is None else \
+            (list(optima) if isinstance(optima, (list, tuple)) else [optima])
         self.strategy: Strategy | None = None if candidate is None else candidate.strategy
-        self.verification: Check | None = None if candidate is None else candidate.check
-        self.exact: Check | None = None if candidate is None else candidate.exact
+        self.verifications: list[Check] = [] if candidate is None else list(candidate.check)
+        self.exact_checks: list[Check] = [] if candidate is None or candidate.exact is None else list(candidate.exact)
         self.distance: StrategyDistance | None = None if candidate is None else candidate.distance
         self.solver = solver or (candidate.source if candidate is not None else "")
         self.gap, self.distance_lower_bound = gap, distance_lower_bound
@@ -79,6 +118,27 @@ class CounterfactualResult(Report):
         self.novelty: float | None = None
         self.diverse: list[CounterfactualResult] = []
 
+    # ------------------------------------------------------------------------------------------- the first bound
+    @property
+    def initial(self) -> Check | None:
+        """Storm's check of the first bound on σ."""
+        return self.initial_checks[0] if self.initial_checks else None
+
+    @property
+    def verification(self) -> Check | None:
+        """Storm's check of the first bound on the DTMC σ* induces."""
+        return self.verifications[0] if self.verifications else None
+
+    @property
+    def exact(self) -> Check | None:
+        return self.exact_checks[0] if self.exact_checks else None
+
+    @property
+    def optimal_probability(self) -> float | None:
+        """Storm's optimum of the first bound over all actionable strategies (Pmin for ``P<=``, Pmax for ``P>=``,
+        Rmin/Rmax for rewards)."""
+        return self.optima[0] if self.optima else None
+
     # ------------------------------------------------------------------------------------------- protocol
     @property
     def model(self) -> ExplicitModel:
@@ -90,10 +150,10 @@ class CounterfactualResult(Report):
 
     @property
     def checks(self) -> list[Check]:
-        """Storm's checks of σ and of every reported σ* (float, and exact when asked)."""
-        out = [] if self.initial is None else [self.initial]
+        """Storm's checks of σ and of every reported σ*, for every bound (float, and exact when asked)."""
+        out = list(self.initial_checks)
         for r in [self, *self.diverse]:
-            out.extend(c for c in (r.verification, r.exact) if c is not None and c is not self.initial)
+            out.extend(c for c in r.verifications + r.exact_checks if all(c is not i for i in self.initial_checks))
         return out
 
     @property
@@ -102,12 +162,18 @@ class CounterfactualResult(Report):
         return self.status in ("suboptimal", "timeout")
 
     @property
-    def probability(self) -> float | None:
+    def value(self) -> float | None:
+        """Storm's value of the first bound under σ*."""
         return None if self.verification is None else self.verification.value
 
     @property
+    def probability(self) -> float | None:
+        """Storm's probability under σ* when the first bound is a probability bound (else None)."""
+        return self.value if self.problem.bounds[0].kind != REWARD else None
+
+    @property
     def weighted_distance(self) -> float | None:
-        return None if self.distance is None else self.distance.weighted(*self.problem.weights.as_tuple())
+        return None if self.distance is None else self.problem.weights.combine(self.distance.values)
 
     # ------------------------------------------------------------------------------------------- changes
     def changes(self) -> list[dict[str, Any]]:
@@ -135,27 +201,40 @@ class CounterfactualResult(Report):
 
     # ------------------------------------------------------------------------------------------- text
     def explanation(self) -> str:
-        """The paper's textual explanation (Section 5, "interpretable recommendations")."""
-        target = target_name(self.problem)
-        if self.initial is None:
-            return f"No answer for {self.problem.property.text}: {self.solver_reason}."
-        lines = [f"State '{target}' is reached with probability {format_value(self.initial.value)}."]
-        bound = float(self.problem.bound)
-        cmp = self.problem.property.comparison
+        """The paper's textual explanation (Section 5, "interpretable recommendations"), for every bound."""
+        bounds = self.problem.bounds
+        if not self.initial_checks:
+            return f"No answer for {self.problem.properties_text}: {self.solver_reason}."
+        lines = [_value_words(b, c.value) + "." for b, c in zip(bounds, self.initial_checks)]
         if self.status == "trivial":
-            lines.append(f"The strategy already meets {self.problem.property.text}: nothing to change.")
+            lines.append(f"The strategy already meets {self.problem.properties_text}: nothing to change.")
             return "\n".join(lines)
+        paper = len(bounds) == 1 and bounds[0].kind != REWARD and not bounds[0].is_until     # seed 000's question
         if self.strategy is None:
-            what = "least" if self.problem.optimization.value == "min" else "largest"
-            reason = (f"the {what} probability any actionable strategy achieves is "
-                      f"{format_value(self.optimal_probability)} (Storm)")
+            first = bounds[0]
+            what = "least" if first.optimization.value == "min" else "largest"
             if self.status == "infeasible" and self.problem.epsilon is not None and self._reachable():
                 reason = f"every valid strategy is at distance at least {self.distance_lower_bound:.6g} > ε"
             elif self.status == "timeout":
                 reason = "no valid strategy was found within the time limit"
-            lines.append(f"No actionable strategy reaches it with probability {cmp} {bound:g}: {reason}.")
+            elif len(bounds) == 1:
+                quantity = "probability" if paper else first.quantity()
+                reason = (f"the {what} {quantity} any actionable strategy achieves is "
+                          f"{format_value(self.optimal_probability)} (Storm)")
+            else:
+                reason = self.solver_reason
+            if paper:
+                lines.append(f"No actionable strategy reaches it with probability {first.comparison} "
+                             f"{first.value:g}: {reason}.")
+            else:
+                lines.append(f"No actionable strategy meets {self.problem.properties_text}: {reason}.")
             return "\n".join(lines)
-        lines.append(f"You can reach it with probability {format_value(self.probability)} as follows:")
+        if paper:
+            lines.append(f"You can reach it with probability {format_value(self.value)} as follows:")
+        else:
+            met = "; ".join(_value_words(b, c.value).replace("State ", "state ", 1).replace("The ", "the ", 1)
+                            for b, c in zip(bounds, self.verifications))
+            lines.append(f"You can meet {self.problem.properties_text} ({met}) as follows:")
         for change in self.changes():
             lines.append(f"  In state '{change['name']}':")
             moves = sorted(change["actions"].items(), key=lambda kv: kv[1]["to"] <= kv[1]["from"])
@@ -165,8 +244,9 @@ class CounterfactualResult(Report):
         return "\n".join(lines)
 
     def _reachable(self) -> bool:
-        value = self.optimal_probability
-        return self.problem.property.satisfied_by(value) or abs(value - float(self.problem.bound)) < 1e-9
+        """Whether Storm's optimum of every bound alone meets it."""
+        return all(b.property.satisfied_by(v) or abs(v - b.value) < 1e-9
+                   for b, v in zip(self.problem.bounds, self.optima))
 
     def status_line(self) -> str:
         status = f"status: {self.status}"
@@ -180,15 +260,13 @@ class CounterfactualResult(Report):
     def text(self) -> str:
         lines = [self.explanation()]
         if self.distance is not None and self.status != "trivial":
-            w = self.problem.weights
-            lines.append(f"distance: d0 = {self.distance.d0}, d1 = {self.distance.d1:.6g}, "
-                         f"d∞ = {self.distance.dinf:.6g}; d = {self.weighted_distance:.6g} "
-                         f"(weights {w.r0:g},{w.r1:g},{w.rinf:g})")
+            lines.append(f"distance: {self.distance.text()}; d = {self.weighted_distance:.6g} "
+                         f"(weights {self.problem.weights.text()})")
         lines.append(self.status_line())
         if self.verification is not None:
-            lines.append(f"checked by {self.verification.method}: {self.verification}")
-        if self.exact is not None:
-            lines.append(f"exact check: {self.exact}")
+            lines.append(f"checked by {self.verification.method}: " + "; ".join(map(str, self.verifications)))
+        if self.exact_checks:
+            lines.append("exact check: " + "; ".join(map(str, self.exact_checks)))
         lines.extend(self._size_lines())
         lines.extend(f"note: {n}" for n in self.notes)
         for k, other in enumerate(self.diverse, start=2):
@@ -214,14 +292,17 @@ class CounterfactualResult(Report):
 
     # ------------------------------------------------------------------------------------------- JSON
     def payload(self, with_diverse: bool = True) -> dict[str, Any]:
-        w = self.problem.weights.as_tuple()
+        w = self.problem.weights
+        first = self.problem.bounds[0]
         out = {
-            "property": self.problem.property.text,
+            "property": self.problem.properties_text,
             "optimization": self.problem.optimization.word,
             "probability": self.probability,
-            "initial_probability": None if self.initial is None else self.initial.value,
+            "value": self.value,
+            "initial_probability": None if self.initial is None or first.kind == REWARD else self.initial.value,
             "bound": float(self.problem.bound),
             "optimal_probability": self.optimal_probability,
+            "bounds": self.bound_entries(),
             "distance": None if self.distance is None else self.distance.to_dict(w),
             "distance_lower_bound": self.distance_lower_bound,
             "lower_bounds": self.lower_bounds,
@@ -240,6 +321,20 @@ class CounterfactualResult(Report):
         out["novelty"] = self.novelty
         if with_diverse:
             out["diverse"] = [self.summary()] + [d.summary() for d in self.diverse] if self.diverse else None
+        return out
+
+    def bound_entries(self) -> list[dict[str, Any]]:
+        """Every bound with Storm's values under σ and σ*, its optimum and its checks."""
+        out = []
+        for k, b in enumerate(self.problem.bounds):
+            at = lambda xs: xs[k] if k < len(xs) else None  # noqa: E731
+            initial, check, exact = at(self.initial_checks), at(self.verifications), at(self.exact_checks)
+            out.append({"property": b.text, "kind": b.kind, "optimization": b.optimization.word,
+                        "bound": b.value, "initial_value": None if initial is None else initial.value,
+                        "value": None if check is None else check.value, "optimal_value": at(self.optima),
+                        "holds": None if check is None else check.holds,
+                        "verification": None if check is None else check.to_dict(),
+                        "exact": None if exact is None else exact.to_dict()})
         return out
 
     def summary(self) -> dict[str, Any]:

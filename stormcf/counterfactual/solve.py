@@ -3,23 +3,27 @@
 :func:`solve_counterfactual` is the entry point; one :class:`~stormcf.deadline.Deadline` bounds all of it. The plan:
 
 1. :func:`~stormcf.counterfactual.analysis.preanalyse` (Storm): ``trivial`` / ``infeasible`` without a solver,
-   otherwise the pruned encoding and a valid strategy (Storm's Pmin scheduler), the first candidate.
-2. d∞ alone: the exact bisection (:func:`stages.dinf_stage`); d0 alone: heuristics and the d0 MILP
-   (:func:`stages.d0_stage`); any other weights: both (they give valid bounds on every strategy's d0 and d∞ and
-   sparse or small candidates), the d∞ polish of the best sparse candidate, then the MIQCQP (Gurobi, or SCIP when
-   the instance exceeds the Gurobi licence) warm-started with the best candidate.
-3. Every policy a stage finds is checked by Storm on its induced DTMC (:func:`stormcf.verify.check_strategy`, with
-   the stage's own value of the probability as ``expected``); only accepted ones are candidates. The answer is the
-   best candidate: a mixed result is never worse than the special cases it started from.
+   otherwise the pruned encoding of every bound and Storm's optimal scheduler of each, the first candidates.
+2. One bound, d∞ alone: the exact bisection (:func:`stages.dinf_stage`); d0 alone: heuristics and the d0 MILP
+   (:func:`stages.d0_stage`). Any other weights, or several bounds: the d∞ and d0 stages of every bound whatever
+   the weights (they give valid bounds on every strategy's d0 and d∞, each bound's alone also for all together,
+   and candidates), the d∞ polish of the best sparse candidate, a descent by sequential linear programming from
+   their strategies (:mod:`descent`, the primal method of d1), then the MIQCQP of every bound (Gurobi, or SCIP
+   when the instance exceeds the Gurobi licence) warm-started with the best candidate.
+3. Every policy a stage finds is checked by Storm on its induced DTMC against every bound
+   (:func:`stormcf.verify.check_strategy`, with the stage's own value as ``expected``); only strategies that meet
+   all bounds are candidates. The answer is the best candidate: a mixed result is never worse than the special
+   cases it started from.
 4. The status comes from :class:`~stormcf.counterfactual.certify.Certificate` alone: ``optimal`` when the best
    candidate is within the relative gap 1e-4 of the best proven lower bound, ``suboptimal`` with the gap
    otherwise, ``timeout`` when the time ran out before any valid strategy; a solver's own "optimal" is never passed
    on, and a bound that contradicts a strategy Storm accepted is dropped with a note. ``P<γ`` is solved as
-   ``P<=γ·(1 - 1e-9)``.
+   ``P<=γ·(1 - 1e-9)`` (and ``>`` likewise).
 """
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
@@ -28,22 +32,24 @@ from ..distance import strategy_distance
 from ..errors import SolverError, TimeLimitReached
 from ..interrupt import Interrupted
 from ..reachability import can_reach
+from ..solvers import LicenceLimitError, available, backend
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
-from .analysis import Preanalysis, preanalyse
-from ..solvers import LicenceLimitError, available, backend
-from .bellman import evaluate
+from .analysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
+from .bellman import evaluate, leaves_surely, tightened
 from .certify import GAP, Candidate, Certificate
-from .programs import miqcqp_program
+from .descent import descent_stage
 from .problem import CounterfactualProblem
+from .programs import miqcqp_program
 from .result import CounterfactualResult, novelty
 from .stages import d0_stage, dinf_stage, miqcqp_stage
 
 SOLVERS = ("auto", "gurobi", "scip", "highs")
 #: relative margin of a strict bound P<γ
 STRICT_MARGIN = 1e-9
-#: shares of the remaining time for the stages of a mixed objective (the MIQCQP gets the rest)
-DINF_SHARE, D0_SHARE, POLISH_SHARE = 0.15, 0.75, 0.5
+#: shares of the remaining time for the stages of a mixed objective (the MIQCQP gets the rest); d0 gets the larger
+#: share when it is weighted, the smaller one when it only provides candidates
+DINF_SHARE, D0_SHARE, D0_CANDIDATE_SHARE, POLISH_SHARE, DESCENT_SHARE = 0.15, 0.75, 0.3, 0.5, 0.5
 #: decimals of the changed probabilities of a strategy that is checked in exact arithmetic
 EXACT_DECIMALS = 9
 #: a solver stage is skipped when less than this is left of the time limit
@@ -52,117 +58,216 @@ MIN_SOLVE_SECONDS = 2.0
 AGREEMENT = 1e-6
 
 
+class _Bound:
+    """One bound of a run, as the stages of one bound see it (:class:`~stormcf.counterfactual.stages.BoundContext`)."""
+
+    def __init__(self, run: "_Run", j: int) -> None:
+        self.run, self.j = run, j
+        self.analysis: BoundAnalysis = run.pre.bounds[j]
+        self.enc: Encoding = self.analysis.encoding
+        self.gamma = run.gammas[run.active.index(j)]
+        self.certificate, self.sizes = run.certificate, run.sizes
+        self.label = f" [{self.analysis.bound.text}]" if len(run.active) > 1 else ""
+
+    def full(self, policy: np.ndarray) -> np.ndarray:
+        probs = np.array(self.run.sigma)
+        probs[self.enc.rows] = policy
+        return probs
+
+    def accept(self, policy: np.ndarray, source: str) -> Candidate | None:
+        return self.run.checked(self.full(policy), source, first=self.j)
+
+    def start(self, norm: str | None = None) -> np.ndarray | None:
+        best = self.certificate.best_by(norm) if norm else self.certificate.best
+        if best is not None:
+            return best.probs[self.enc.rows]
+        witness = self.analysis.witness
+        return None if witness is None else witness.probabilities[self.enc.rows]
+
+    def note(self, text: str) -> None:
+        self.run.note(text)
+
+
 class _Run:
-    """One solve: the problem, the pre-analysis, the deadline, and what has been found and proven so far."""
+    """One solve: the problem, the pre-analysis, the deadline, and what has been found and proven so far (the
+    :class:`~stormcf.counterfactual.stages.RunContext` of the stages of the whole problem)."""
 
     def __init__(self, problem: CounterfactualProblem, pre: Preanalysis, solver: str, deadline: Deadline,
                  exact: bool) -> None:
         self.problem, self.pre, self.solver, self.deadline, self.exact = problem, pre, solver, deadline, exact
-        self.enc = pre.encoding
-        self.gamma = pre.gamma * (1 - STRICT_MARGIN) if problem.strict else pre.gamma
-        self.certificate = Certificate(problem.weights, self.enc.n_decision)
-        self.notes: list[str] = []
+        # bounds whose value at s0 is the same for every strategy (s0 is not a maybe state) hold for every candidate
+        # (σ violates another one); Storm checks them anyway, the stages work on the others
+        self.active = [j for j, a in enumerate(pre.bounds) if a.encoding.s0 >= 0]
+        self.encodings = [pre.bounds[j].encoding for j in self.active]
+        self.gammas = [tightened(a.gamma, STRICT_MARGIN) if a.bound.strict else a.gamma
+                       for a in (pre.bounds[j] for j in self.active)]
+        self.region = region_of(problem, self.encodings)
+        self.sigma = problem.strategy.probabilities
+        self.certificate = Certificate(problem.weights, self.region.n_decision)
+        self.notes: list[str] = list(pre.notes)
         self.sizes: dict = {}
+        self.bounds = [_Bound(self, j) for j in self.active]
         self.rejected: Counter = Counter()
+        self.partial = 0                      # strategies that meet one bound but not all
+        self.infeasible: str | None = None    # why no strategy meets all bounds, when a solver proves it
         self.disagreements: list[str] = []
+        self._box_values: list | None = None
+
+    @property
+    def single(self) -> bool:
+        return len(self.bounds) == 1
 
     # ------------------------------------------------------------------------------------------- candidates
     def note(self, text: str) -> None:
         if text not in self.notes:
             self.notes.append(text)
 
-    def strategy_of(self, probs: np.ndarray) -> Strategy:
-        p = np.array(self.problem.strategy.probabilities)
-        p[self.enc.rows] = probs
-        return Strategy(self.problem.model, p)
-
-    def accept(self, probs: np.ndarray, source: str) -> Candidate | None:
-        """Check a policy with Storm; a valid one becomes a candidate. No new checks once the deadline has passed
-        (the best checked candidate is the answer then)."""
+    def checked(self, probs: np.ndarray, source: str, first: int) -> Candidate | None:
+        """Check a strategy (probabilities of every choice) with Storm, bound ``first`` first: None when Storm
+        rejects that bound, else the candidate (a candidate of the run when it meets every bound). No new checks
+        once the deadline has passed (the best checked candidate is the answer then)."""
         if self.deadline.expired:
             return None
-        own = float(evaluate(self.enc, probs)[self.enc.s0])
-        expected = 1.0 - own if self.pre.complemented else own
-        strategy = self.strategy_of(probs)
-        try:
-            check = check_strategy(strategy, self.problem.property, expected=expected,
-                                   tolerance=AGREEMENT * abs(expected) + 1e-10)
-        except (TimeLimitReached, Interrupted):      # the deadline (or Ctrl-C) stopped Storm's check: no candidate
-            self.note(f"{source}: the time limit ended Storm's check of a strategy before it finished")
-            return None
-        if check.agrees is False:
-            self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
-        return self.adopt(probs, source, check)
-
-    def adopt(self, probs: np.ndarray, source: str, check: Check) -> Candidate | None:
-        strategy = self.strategy_of(probs)
-        distance = strategy_distance(self.problem.strategy, strategy)
-        weighted = distance.weighted(*self.problem.weights.as_tuple())
-        c = Candidate(probs, source, strategy, check, None, distance, weighted)
-        if not c.valid:
+        strategy = Strategy(self.problem.model, probs)
+        k_all = len(self.pre.bounds)
+        checks: list[Check | None] = [None] * k_all
+        for j in [first] + [k for k in range(k_all) if k != first]:
+            try:
+                checks[j] = self._check(strategy, probs, j, source)
+            except (TimeLimitReached, Interrupted):    # the deadline stopped Storm's check: no candidate
+                self.note(f"{source}: the time limit ended Storm's check of a strategy before it finished")
+                return None
+            if not checks[j].holds:
+                break
+        if not checks[first].holds:
             self.rejected[source] += 1
             return None
+        if not all(c is not None and c.holds for c in checks):
+            self.partial += 1
+            return Candidate(probs, source, strategy, [c for c in checks if c is not None], None,
+                             strategy_distance(self.problem.strategy, strategy), np.inf)
+        return self.adopt(probs, source, checks, strategy)
+
+    def accept_strategy(self, probs: np.ndarray, source: str) -> Candidate | None:
+        c = self.checked(probs, source, first=self.active[0])
+        return c if c is not None and c.valid and len(c.check) == len(self.pre.bounds) else None
+
+    def _check(self, strategy: Strategy, probs: np.ndarray, j: int, source: str) -> Check:
+        a, enc = self.pre.bounds[j], self.pre.bounds[j].encoding
+        expected = a.value_of(float(evaluate(enc, probs[enc.rows])[enc.s0])) if enc.s0 >= 0 else a.initial.value
+        check = check_strategy(strategy, a.bound.property, expected=expected,
+                               tolerance=AGREEMENT * abs(expected) + 1e-10 if np.isfinite(expected) else 0.0)
+        if check.agrees is False:
+            self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
+        if check.holds and not a.bound.property.satisfied_by(check.value):
+            check = replace(check, holds=False)      # Storm's number must meet the bound too: it is what is shown
+        return check
+
+    def adopt(self, probs: np.ndarray, source: str, checks: list[Check], strategy: Strategy | None = None
+              ) -> Candidate | None:
+        strategy = strategy or Strategy(self.problem.model, probs)
+        distance = strategy_distance(self.problem.strategy, strategy)
+        c = Candidate(probs, source, strategy, checks, None, distance, self.problem.weights.combine(distance.values))
+        if not c.valid:
+            self.rejected[source] += 1
+            return c
         self.certificate.add(c)
         return c
+
+    def box_values(self) -> list[np.ndarray | None] | None:
+        """σ's values as the upper end of each value box of the MIQCQP, when valid: one bound, σ proper on the maybe
+        states (:mod:`~stormcf.counterfactual.programs`)."""
+        if not self.single:
+            return None
+        if self._box_values is None:
+            enc = self.encodings[0]
+            proper = leaves_surely(enc, enc.sigma).all()
+            self._box_values = [evaluate(enc, enc.sigma) if proper else None]
+        return self._box_values
 
     # ------------------------------------------------------------------------------------------- plans
     def solve(self) -> CounterfactualResult:
         kind = self.problem.weights.kind
-        if self.problem.strict:
-            self.note(f"the strict bound {self.problem.property.comparison} is solved as "
-                      f"P<=γ·(1 - {STRICT_MARGIN:g})")
-        if self.pre.witness is not None:
-            self.adopt(self.pre.witness.probabilities[self.enc.rows], "Storm's Pmin scheduler", self.pre.witness_check)
-        if self.pre.witness_check.agrees is False:
-            self.disagreements.append(f"Storm's Pmin scheduler: {self.pre.witness_check.value!r} on its DTMC, "
-                                      f"Pmin = {self.pre.witness_check.expected!r}")
-        if kind == "dinf" and self.solver in ("auto", "highs"):
+        for a in self.pre.bounds:
+            if a.bound.strict:
+                self.note(f"the strict bound {a.bound.text} is solved with the bound tightened by the relative "
+                          f"margin {STRICT_MARGIN:g}")
+        self._witnesses()
+        if self.single and kind == "dinf" and self.solver in ("auto", "highs"):
             reason = "only d∞ counts: exact bisection with robust policy iteration, no optimisation solver needed"
             with self.deadline.phase("d∞ bisection") as budget:
-                dinf_stage(self, budget)
-        elif kind == "d0":
+                dinf_stage(self.bounds[0], budget)
+        elif self.single and kind == "d0":
             on = "SCIP and HiGHS side by side" if self.solver == "auto" else self.solver
             reason = f"only d0 counts: the d0 MILP on {on}, heuristics and Storm-checked local search"
             with self.deadline.phase("d0") as budget:
-                d0_stage(self, budget, self.solver)
-        elif kind == "dinf":
+                d0_stage(self.bounds[0], budget, self.solver)
+        elif self.single and kind == "dinf":
             reason = self.miqcqp(self.deadline, f"the MIQCQP on {self.solver} as asked (weights 0,0,r∞)")
         else:
             reason = self.mixed()
         return self.finish(reason)
 
+    def _witnesses(self) -> None:
+        """Storm's optimal scheduler of every bound (checked against every bound) as the first candidates, without
+        its arbitrary choices in states whose values are constant (outside every bound's maybe states)."""
+        rows = np.concatenate([enc.rows for enc in self.encodings])
+        for bound in self.bounds:
+            j, a = bound.j, bound.analysis
+            source = f"Storm's {a.optimum_text().split(' ')[0]} scheduler" + bound.label
+            if a.witness_check is not None and a.witness_check.agrees is False:
+                self.disagreements.append(f"{source}: {a.witness_check.value!r} on its DTMC, optimum "
+                                          f"{a.witness_check.expected!r}")
+            if a.witness is None:
+                continue
+            probs = np.array(self.sigma)
+            probs[rows] = a.witness.probabilities[rows]
+            self.checked(probs, source, first=j)
+
     def mixed(self) -> str:
+        several = "" if self.single else f" of each of the {len(self.bounds)} bounds"
         if self.solver == "highs":
-            raise SolverError("HiGHS solves only the linear special cases (weights r0,0,0 and 0,0,r∞); the "
-                              "mixed objective needs a non-convex MIQCQP solver: Gurobi or SCIP")
+            raise SolverError("HiGHS solves only the linear special cases of one bound (weights r0,0,0 and 0,0,r∞); "
+                              "the mixed objective and several bounds need a non-convex MIQCQP solver: Gurobi or SCIP")
         w = self.problem.weights
         if self.solver == "gurobi":       # a licence too small for the MIQCQP is the user's error: say so at once
-            probe = miqcqp_program(self.enc, self.gamma, w.as_tuple()).formulation
+            probe = miqcqp_program(self.region, self.encodings, self.gammas, w).formulation
             backend("gurobi").solve(probe, 0.01)
-        with self.deadline.phase("d∞ bisection", fraction=DINF_SHARE) as budget:
-            dinf_stage(self, budget)
-        if w.r0 > 0:
-            with self.deadline.phase("d0", fraction=D0_SHARE) as budget:
-                d0_stage(self, budget)
+        for k, bound in enumerate(self.bounds):
+            with self.deadline.phase("d∞ bisection", fraction=DINF_SHARE / (len(self.bounds) - k)) as budget:
+                dinf_stage(bound, budget)
+        d0_share = D0_SHARE if w["d0"] > 0 else D0_CANDIDATE_SHARE
+        for k, bound in enumerate(self.bounds):
+            with self.deadline.phase("d0", fraction=d0_share / (len(self.bounds) - k)) as budget:
+                d0_stage(bound, budget)
         best = self.certificate.best
-        changed = np.zeros(self.enc.n_maybe, dtype=bool)
-        changed[self.enc.index[best.distance.changed_states]] = True
-        with self.deadline.phase("d∞ polish", fraction=POLISH_SHARE) as budget:
-            dinf_stage(self, budget, scope=changed)
-        reason = "mixed objective: the exact d∞ and d0 special cases and a d∞ polish of the sparsest candidate"
+        if self.single and best is not None:
+            changed = np.zeros(self.encodings[0].n_maybe, dtype=bool)
+            changed[self.encodings[0].index[best.distance.changed_states]] = True
+            with self.deadline.phase("d∞ polish", fraction=POLISH_SHARE) as budget:
+                dinf_stage(self.bounds[0], budget, scope=changed)
+        if self.certificate.best is not None and not self.decided():
+            with self.deadline.phase("descent", fraction=DESCENT_SHARE) as budget:
+                descent_stage(self, budget, w)
+        reason = (f"the exact d∞ and d0 special cases{several}, a d∞ polish of the sparsest candidate"
+                  if self.single else f"the exact d∞ and d0 special cases{several} (bounds for all of them)")
+        reason += " and a descent by sequential linear programming from their strategies"
         if self.decided():
             return reason + " (their bounds decide it; no MIQCQP needed)"
-        return self.miqcqp(self.deadline, reason + ", then the non-convex MIQCQP of Kobialka et al.")
+        return self.miqcqp(self.deadline, reason + ", then the non-convex MIQCQP of Kobialka et al."
+                           + ("" if self.single else " over every bound"))
 
     def decided(self) -> bool:
         cert, eps = self.certificate, self.problem.epsilon
+        if cert.best is None:
+            return False
         if eps is not None:
             return cert.best.weighted <= eps or cert.lower > eps
         return cert.optimal
 
     def miqcqp(self, deadline: Deadline, reason: str) -> str:
         """Run the MIQCQP on the chosen solver; ``auto`` prefers Gurobi and falls back to SCIP (saying why)."""
-        weights, eps = self.problem.weights.as_tuple(), self.problem.epsilon
+        weights, eps = self.problem.weights, self.problem.epsilon
         if deadline.remaining() < MIN_SOLVE_SECONDS:
             self.note(f"the MIQCQP was skipped: less than {MIN_SOLVE_SECONDS:g} s of the time limit were left")
             return reason
@@ -186,7 +291,7 @@ class _Run:
 
     def diverse(self, term) -> str | None:
         """The next diverse counterfactual (the MIQCQP with the diversity term); the reason when there is none."""
-        weights = self.problem.weights.as_tuple()
+        weights = self.problem.weights
         name = "MIQCQP with diversity"
         with self.deadline.phase("diverse MIQCQP") as budget:
             first = self.solver if self.solver != "auto" else ("gurobi" if available("gurobi") else "scip")
@@ -207,10 +312,16 @@ class _Run:
         return f"the MIQCQP found no further valid strategy ({status})"
 
     def epsilon_outcome(self, out) -> None:
-        """An ε-problem's MIQCQP that is infeasible proves that every valid strategy has d > ε."""
+        """An ε-problem's MIQCQP that is infeasible proves that every valid strategy has d > ε; without ε, that no
+        memoryless strategy meets every bound."""
         eps = self.problem.epsilon
-        if eps is not None and out is not None and out.status == "infeasible":
+        if out is None or out.status != "infeasible":
+            return
+        if eps is not None:
             self.certificate.prove("weighted", np.nextafter(eps, np.inf), "the MIQCQP with d <= ε (infeasible)")
+        elif self.certificate.best is None:
+            self.infeasible = (f"{out.backend} proves the MIQCQP of every bound infeasible: no memoryless strategy "
+                               f"meets {self.problem.properties_text} at once")
 
     # ------------------------------------------------------------------------------------------- results
     def finish(self, reason: str) -> CounterfactualResult:
@@ -220,6 +331,8 @@ class _Run:
             if not any(a.startswith(source) for a in accepted):
                 self.note(f"{source}: Storm rejected its {count} strategies (values within the solver's tolerance "
                           f"of γ); they are not reported")
+        if self.partial:
+            self.note(f"{self.partial} strategies that meet one bound but not every bound were not reported")
         if self.disagreements:
             self.note("Storm's value differs from the analysis's own for " + "; ".join(self.disagreements[:3]) +
                       ": optimality is not claimed")
@@ -227,13 +340,18 @@ class _Run:
         eps = self.problem.epsilon
         if eps is not None:
             fitting = [c for c in cert.candidates if c.weighted <= eps + 1e-12]
+            best = self.exact_best(fitting) if self.exact else min(fitting, key=lambda c: c.weighted, default=None)
+            if best is not None:
+                return self.result("feasible", best, reason)
             if fitting:
-                return self.result("feasible", min(fitting, key=lambda c: c.weighted), reason)
+                return self.result("timeout", None, reason)
             return self.result("infeasible" if cert.lower > eps else "timeout", None, reason)
-        best = self.exact_best() if self.exact else cert.best
+        best = self.exact_best(cert.candidates) if self.exact else cert.best
         if best is None:
             if self.deadline.interrupted:
                 raise Interrupted
+            if self.infeasible is not None:
+                return self.result("infeasible", None, self.infeasible)
             return self.result("timeout", None, reason)
         gap = cert.gap(best)
         optimal = gap is not None and gap <= GAP and not self.disagreements
@@ -242,23 +360,26 @@ class _Run:
             return self.result("interrupted", best, reason)
         return self.result("optimal" if optimal else "suboptimal", best, reason)
 
-    def exact_best(self) -> Candidate | None:
-        """The best candidate that also holds in exact rational arithmetic (checked best first), its changed
-        probabilities cut to :data:`EXACT_DECIMALS` decimals when Storm accepts that (see :meth:`short_decimals`)."""
-        for c in sorted(self.certificate.candidates, key=lambda c: (c.weighted, c.distance.dinf)):
+    def exact_best(self, candidates: list[Candidate]) -> Candidate | None:
+        """The best of ``candidates`` that also meets every bound in exact rational arithmetic (checked best first),
+        its changed probabilities cut to :data:`EXACT_DECIMALS` decimals when Storm accepts that (see
+        :meth:`short_decimals`)."""
+        for c in sorted(candidates, key=lambda c: (c.weighted, c.distance.dinf)):
             c = self.short_decimals(c) or c
             try:
                 with self.deadline.phase("exact check"):
-                    c.exact = check_strategy(c.strategy, self.problem.property, exact=True,
-                                             expected=c.check.value, tolerance=1e-8)
+                    c.exact = [check_strategy(c.strategy, a.bound.property, exact=True, expected=check.value,
+                                              tolerance=1e-8) for a, check in zip(self.pre.bounds, c.check)]
             except (TimeLimitReached, Interrupted):
                 self.note("the time limit ended the exact check before it finished: the answer is checked in "
                           "floating point only")
+                c.exact = None
                 return c
-            if c.exact.holds:
+            if c.valid:
                 return c
-            self.note(f"the strategy of {c.source} holds in floating point but not in exact arithmetic "
-                      f"({c.exact}); the next best is reported")
+            failed = "; ".join(str(e) for e in c.exact if not e.holds)
+            self.note(f"the strategy of {c.source} meets the bounds in floating point but not in exact arithmetic "
+                      f"({failed}); the next best is reported")
         return None
 
     def short_decimals(self, c: Candidate) -> Candidate | None:
@@ -279,14 +400,14 @@ class _Run:
         changed = np.isin(np.arange(m.n_states), c.distance.changed_states)
         sums = np.bincount(m.state_of_choice, weights=p, minlength=m.n_states)
         p[top[changed]] += 1.0 - sums[changed]
-        short = self.accept(p[self.enc.rows], c.source)
+        short = self.accept_strategy(p, c.source)
         return short if short is not None and short.weighted <= c.weighted + 1e-6 else None
 
     def result(self, status: str, c: Candidate | None, reason: str) -> CounterfactualResult:
         cert = self.certificate
         lower = cert.lower if c is None else min(cert.lower, c.weighted)
         return CounterfactualResult(
-            self.problem, status, self.pre.initial, self.pre.optimal_probability, reason,
+            self.problem, status, self.pre.initial_checks, [a.optimum for a in self.pre.bounds], reason,
             candidate=c, gap=None if c is None else cert.gap(c), distance_lower_bound=lower,
             lower_bounds=cert.lower_sources(), stages=cert.stages(), sizes=self.all_sizes(), notes=self.notes,
             timings=dict(self.deadline.timings), time_s=self.deadline.elapsed())
@@ -296,12 +417,21 @@ class _Run:
 
 
 def pruning_sizes(pre: Preanalysis) -> dict:
+    """What Storm's pre-analysis kept: the states of the model, the maybe states of any bound and the changeable
+    ones among them, and per bound its constant sets (``p_one``/``p_zero``: those of the first bound)."""
     m = pre.problem.model
-    enc = pre.encoding
+    per_bound = []
+    for a in pre.bounds:
+        sets, enc = a.sets, a.encoding
+        per_bound.append({"bound": a.bound.text, "one": int(sets.one.sum()), "zero": int(sets.zero.sum()),
+                          "infinite": int(sets.infinite.sum()), "maybe": 0 if enc is None else enc.n_maybe,
+                          "maybe_changeable": 0 if enc is None else int(enc.changeable.sum())})
+    encodings = [a.encoding for a in pre.bounds if a.encoding is not None]
+    maybe = np.unique(np.concatenate([e.maybe for e in encodings])) if encodings else np.zeros(0, dtype=np.int64)
     return {"states": m.n_states, "decision_states": int(m.decision_states.sum()),
-            "changeable": int(pre.actionable.changeable.sum()), "p_one": int(pre.one.sum()),
-            "p_zero": int(pre.zero.sum()), "maybe": 0 if enc is None else enc.n_maybe,
-            "maybe_changeable": 0 if enc is None else int(enc.changeable.sum())}
+            "changeable": int(pre.actionable.changeable.sum()), "p_one": per_bound[0]["one"],
+            "p_zero": per_bound[0]["zero"], "maybe": int(maybe.size),
+            "maybe_changeable": int(pre.actionable.changeable[maybe].sum()), "bounds": per_bound}
 
 
 def paper_sizes(problem: CounterfactualProblem) -> dict:
@@ -322,19 +452,17 @@ def _decided(problem: CounterfactualProblem, pre: Preanalysis, deadline: Deadlin
              exact: bool) -> CounterfactualResult:
     """The result when Storm decided the instance (trivial / infeasible)."""
     sizes = {"pruning": pruning_sizes(pre), "paper": paper_sizes(problem)}
+    optima = [a.optimum for a in pre.bounds]
     if pre.status == "trivial":
         sigma = problem.strategy
-        check = check_strategy(sigma, problem.property, exact=True) if exact else None
-        candidate = Candidate(sigma.probabilities, "storm", sigma, pre.initial, check,
+        checks = [check_strategy(sigma, a.bound.property, exact=True) for a in pre.bounds] if exact else None
+        candidate = Candidate(sigma.probabilities, "storm", sigma, pre.initial_checks, checks,
                               strategy_distance(sigma, sigma), 0.0)
-        return CounterfactualResult(problem, "trivial", pre.initial, pre.optimal_probability,
-                                    "σ already meets the bound (Storm on the induced DTMC)", candidate=candidate,
+        return CounterfactualResult(problem, "trivial", pre.initial_checks, optima,
+                                    f"{pre.reason} (Storm on the induced DTMC)", candidate=candidate,
                                     gap=0.0, distance_lower_bound=0.0, sizes=sizes,
                                     timings=dict(deadline.timings), time_s=deadline.elapsed())
-    word = f"P{problem.optimization.value}"
-    reason = (f"{word} = {pre.optimal_probability:.6g} over all actionable strategies (Storm on the MDP with the "
-              f"uncontrollable states fixed to σ) does not meet the bound")
-    return CounterfactualResult(problem, "infeasible", pre.initial, pre.optimal_probability, reason,
+    return CounterfactualResult(problem, "infeasible", pre.initial_checks, optima, pre.reason,
                                 sizes=sizes, timings=dict(deadline.timings), time_s=deadline.elapsed(),
                                 solver="storm")
 
@@ -413,8 +541,7 @@ def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_we
     while len(found) < n:
         budget = deadline.sub(fraction=1.0 / (n - len(found)))
         run = _Run(problem, pre, solver, budget, exact)
-        previous = [f.strategy.probabilities[pre.encoding.rows] for f in found]
-        term = DiversityTerm(previous, diversity_weight, perturbation)
+        term = DiversityTerm([f.strategy.probabilities for f in found], run.region, diversity_weight, perturbation)
         why = run.diverse(term)
         if why is not None:
             first.notes.append(f"only {len(found)} of {n} diverse counterfactuals: {why}")

@@ -1,5 +1,6 @@
-"""``strategy`` as an analysis (:mod:`stormcf.analysis`): one item is an initial strategy σ with a bound to meet,
-``{"strategy": <strategy JSON>, "property": "P<=0.2 [...]"}``, against the model the items share."""
+"""``strategy`` as an analysis (:mod:`stormcf.analysis`): one item is an initial strategy σ with the bounds to meet,
+``{"strategy": <strategy JSON>, "property": "P<=0.2 [...]", "bounds": [...]}`` (``property`` or ``bounds`` may be
+left out; all the bounds must hold at once), against the model the items share."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,16 +36,19 @@ class CounterfactualStrategies(Analysis):
 
     command = "strategy"
     Settings = CounterfactualSettings
-    columns = {"property": lambda r: r.problem.property.text, "P": lambda r: r.probability,
+    columns = {"property": lambda r: r.problem.property.text, "value": lambda r: r.value,
                "d": lambda r: r.weighted_distance}
 
     def problem(self, model: ExplicitModel, data: Mapping[str, Any], where: str | None) -> CounterfactualProblem:
-        if not isinstance(data, Mapping) or not {"strategy", "property"} <= set(data):
-            raise StrategyError(f'{where}: expected {{"strategy": {{...}}, "property": "P<=0.2 [...]"}}')
+        if not isinstance(data, Mapping) or "strategy" not in data or not (data.get("property") or data.get("bounds")):
+            raise StrategyError(f'{where}: expected {{"strategy": {{...}}, "property": "P<=0.2 [...]"}} (or '
+                                f'"bounds": [...])')
         s = self.settings
         sigma = Strategy.from_dict(model, data["strategy"], where)
-        return CounterfactualProblem(sigma, data["property"], s.weights, controllable_actions=s.controllable_actions,
-                                     controllable_states=s.controllable_states, epsilon=s.epsilon)
+        return CounterfactualProblem(sigma, data.get("property"), s.weights,
+                                     controllable_actions=s.controllable_actions,
+                                     controllable_states=s.controllable_states, epsilon=s.epsilon,
+                                     bounds=data.get("bounds") or ())
 
     def solve(self, problem: CounterfactualProblem, deadline: Deadline) -> CounterfactualResult:
         s = self.settings
@@ -52,7 +56,10 @@ class CounterfactualStrategies(Analysis):
                                        deadline=deadline)
 
 
-def strategy_items(strategies: Sequence[Item], properties: Sequence[str]) -> list[Item]:
-    """The items of a ``strategy`` batch: every strategy with every property, strategy-major."""
-    return [Item(k, item.where, {"strategy": item.content, "property": prop, "id": item.id}, item.error)
+def strategy_items(strategies: Sequence[Item], properties: Sequence[str | None],
+                   required: Sequence[str] = ()) -> list[Item]:
+    """The items of a ``strategy`` batch: every strategy with every property (each with the ``required`` bounds
+    too), strategy-major."""
+    return [Item(k, item.where, {"strategy": item.content, "property": prop, "bounds": list(required),
+                                 "id": item.id}, item.error)
             for k, (item, prop) in enumerate((item, prop) for item in strategies for prop in properties)]

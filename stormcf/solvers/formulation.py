@@ -10,7 +10,7 @@ Python loop over transitions.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -63,6 +63,10 @@ class Formulation:
                 "linear_constraints": self.A.shape[0], "quadratic_constraints": len(self.quadratic),
                 "bilinear_terms": int(sum(q.q_val.size for q in self.quadratic)),
                 "constraints": self.A.shape[0] + len(self.quadratic)}
+
+    def relaxation(self) -> "Formulation":
+        """The same programme with every binary variable continuous in [0, 1] (its optimum is a valid bound)."""
+        return replace(self, binary=np.zeros_like(self.binary))
 
     def objective_value(self, x: np.ndarray) -> float:
         value = float(self.c @ x) + self.offset

@@ -142,8 +142,10 @@ def test_problem_validation(impatient):
         CounterfactualProblem(impatient, 'P<=1.5 [F "rejected"]')
     with pytest.raises(PropertyError, match="no bound"):
         CounterfactualProblem(impatient, 'P=? [F "rejected"]')
-    with pytest.raises(PropertyError, match="reachability"):
+    with pytest.raises(PropertyError, match="needs a strategy that counts steps"):
         CounterfactualProblem(impatient, 'P<=0.2 [F<=3 "rejected"]')
+    with pytest.raises(PropertyError, match="must be on F φ or ψ U φ"):
+        CounterfactualProblem(impatient, 'P>=0.2 [G "rejected"]')
     with pytest.raises(PropertyError, match="weights"):
         CounterfactualProblem(impatient, BAD, weights="1,1")
     with pytest.raises(PropertyError, match="epsilon"):
