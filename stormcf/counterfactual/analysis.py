@@ -374,7 +374,8 @@ def analyse_bound(problem: CounterfactualProblem, actionable: ActionableMDP, bou
         sets.low = values
     else:
         direction = "min" if sets.transform == DIRECT else "max"
-        values, rows = storm.optimal_choices(mc, storm.parse_property(mc, _reward_query(direction)))
+        choices = storm.optimal_choices(mc, storm.parse_property(mc, _reward_query(direction)))
+        values, rows = choices.values, choices.rows
         sets.low = values if direction == "min" else -values
     optimum = {DIRECT: values[s0], COMPLEMENT: 1.0 - values[s0], NEGATE: values[s0]}[sets.transform]
     analysis = BoundAnalysis(bound, initial, float(optimum), None, None, sets.gamma, sets.transform)

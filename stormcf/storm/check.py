@@ -387,6 +387,13 @@ class SchedulerChoices:
     def deterministic(self) -> bool:
         return bool(np.all((self.probabilities == 0) | (self.probabilities == 1)))
 
+    @property
+    def rows(self) -> np.ndarray:
+        """The row chosen in every state, for a deterministic scheduler."""
+        if not self.deterministic:
+            raise StormcfError("Storm's optimal scheduler randomises; a deterministic one was needed")
+        return np.flatnonzero(self.probabilities == 1.0)
+
 
 def _scheduler_choices(model: ExplicitModel, storm_model, result, what: str) -> tuple[np.ndarray, np.ndarray]:
     """σ(row) of the memoryless scheduler of a Storm result, and the states whose choice Storm left open (σ takes
