@@ -46,8 +46,10 @@ from ..errors import TimeLimitReached
 
 #: seconds between two looks at the deadline and the stop request while children work
 POLL = 0.05
+#: seconds between two reclaims of SIGINT while Storm works in a thread (:func:`_reclaim_sigint`)
+SIGINT_POLL = 0.01
 
-_abandoned: list[threading.Thread] = []
+_abandoned: list[threading.Event] = []
 
 
 @dataclass(frozen=True)
@@ -102,10 +104,21 @@ def first_answer(engines: Sequence[Engine], what: str, deadline: Deadline | None
             child.kill()
 
 
+def _reclaim_sigint() -> None:
+    """Put Python's SIGINT handler back in place. Storm enumerates a PRISM model's initial states with Z3, and each
+    Z3 check installs its own SIGINT handler for its duration: a Ctrl-C then cancels that check (the build goes on,
+    or fails with "The model does not have a single initial state") and never reaches Python. Reinstalling Python's
+    handler every :data:`SIGINT_POLL` seconds while a build runs leaves Z3 at most that long to take a Ctrl-C."""
+    if threading.current_thread() is threading.main_thread():
+        handler = signal.getsignal(signal.SIGINT)
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+
+
 def abandoned() -> bool:
     """Whether Storm still works in a thread the deadline gave up on (:func:`in_thread`): the process must then end
     with ``os._exit`` (Storm's C++ state must not be torn down under it by a normal interpreter exit)."""
-    return any(thread.is_alive() for thread in _abandoned)
+    return any(not done.is_set() for done in _abandoned)
 
 
 def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = None) -> Any:
@@ -113,24 +126,27 @@ def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = No
     :class:`~stormcf.errors.TimeLimitReached` when the deadline passes first."""
     deadline = deadline if deadline is not None else Deadline.current()
     box: dict[str, Any] = {}
+    done = threading.Event()        # not Thread.is_alive(): a Ctrl-C that interrupts join() leaves it saying False
 
     def work() -> None:
         try:
             box["value"] = call()
         except BaseException as err:                # noqa: BLE001 - raised again in the waiting thread
             box["error"] = err
+        finally:
+            done.set()
 
     worker = threading.Thread(target=work, name="stormcf-storm", daemon=True)
     worker.start()
     try:
         with activity(f"Storm, {what}"):
-            while worker.is_alive():
-                worker.join(POLL)
-                if worker.is_alive() and deadline.out_of_time:
+            while not done.wait(SIGINT_POLL):
+                _reclaim_sigint()
+                if deadline.out_of_time:
                     raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
     finally:                                        # the deadline, Ctrl-C or SIGTERM: Storm works on without us
-        if worker.is_alive():
-            _abandoned.append(worker)
+        if not done.is_set():
+            _abandoned.append(done)
     if "error" in box:
         raise box["error"]
     return box["value"]

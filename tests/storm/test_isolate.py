@@ -6,8 +6,11 @@ Time bounds here are generous (several times what the work needs): what they cat
 import importlib
 import os
 import signal
+import subprocess
+import sys
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -152,3 +155,16 @@ def test_an_exact_check_is_stopped_at_the_deadline():
         with Deadline(2.0).active():
             check_strategy(sigma, 'P=? [F "goal"]', exact=True)
     assert time.perf_counter() - start < 60
+
+
+def test_a_ctrl_c_while_z3_enumerates_initial_states_reaches_stormcf():
+    """Z3 (Storm's SMT solver for a PRISM model's initial states) installs its own SIGINT handler while it checks:
+    without stormcf reclaiming SIGINT the Ctrl-C cancelled Z3's check and never reached stormcf (the command
+    went on, or failed saying the model has no single initial state)."""
+    model = Path(__file__).parents[1] / "data" / "z3_initial_state.prism"
+    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "info", str(model)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(2.5)                                   # start-up, then Z3 searches for about 25 s
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and stderr.endswith("stormcf: interrupted\n"), stderr
