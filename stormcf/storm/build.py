@@ -1,7 +1,6 @@
 """From stormcf's arrays to Storm models: MDPs and DTMCs (float or exact), interval MDPs."""
 from __future__ import annotations
 
-import io
 import json
 import tarfile
 import tempfile
@@ -20,6 +19,7 @@ from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelCo
 from ..errors import StormcfError
 from ..model import ExplicitModel, RewardModel
 from .extract import scratch_error
+from .load import builder_options
 from .handle import StormHandle, _storm_message, copy_model
 
 
@@ -79,7 +79,8 @@ def _model_from_arrays(model: ExplicitModel):
         for k, name in enumerate(model.action_names):
             if name:
                 labeling.add_label(name)
-                labeling.set_choices(name, BitVector(model.n_choices, np.flatnonzero(model.choice_actions == k).tolist()))
+                labeling.set_choices(name, BitVector(model.n_choices,
+                                                     np.flatnonzero(model.choice_actions == k).tolist()))
         comps.choice_labeling = labeling
     return SparseDtmc(comps) if is_dtmc else SparseMdp(comps)
 
@@ -106,15 +107,15 @@ def _exact_storm_model(model: ExplicitModel):
     if handle.exact_model is None:
         if handle.description is None:
             raise StormcfError(f"{model.source}: exact arithmetic needs a model given as a PRISM or JANI file")
-        exact = stormpy.build_model[stormpy.Rational](handle.description,
-                                                      options=stormpy.BuilderOptions(build_full=True))
+        exact = stormpy.build_model[stormpy.Rational](handle.description, options=builder_options())
         if exact.nr_states != model.n_states or exact.nr_choices != model.n_choices:
             raise StormcfError("the exact (rational) build of the model differs from the float build")
         handle.exact_model = exact
         lifted = [name for name, rm in model.rewards.items() if rm.transition is not None]
         if lifted:
             values = exact_transition_values(model)
-            handle.exact_model = copy_model(exact, {name: _exact_lifted_rewards(model, name, values) for name in lifted})
+            handle.exact_model = copy_model(exact, {name: _exact_lifted_rewards(model, name, values)
+                                                    for name in lifted})
     return handle.exact_model
 
 
@@ -210,7 +211,7 @@ def dtmc(P: sp.csr_matrix, labels: Mapping[str, np.ndarray], initial: int,
          state_rewards: Mapping[str, np.ndarray], choice_rewards: Mapping[str, np.ndarray]):
     """The DTMC with transition matrix ``P`` (n x n CSR) as a Storm model (floating point), written in bulk as a UMB
     archive: reward models from per-state rewards and per-state "action" rewards (one choice per state)."""
-    rewards: dict[str, dict[str, bytes]] = {}
+    rewards: dict[str, dict[str, np.ndarray]] = {}
     for name, r in state_rewards.items():
         rewards.setdefault(name, {})["states"] = _f64(r)
     for name, r in choice_rewards.items():
@@ -222,8 +223,8 @@ _DOUBLE = {"size": 64, "type": "double"}
 _INTERVAL = {"size": 128, "type": "double-interval"}
 
 
-def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_groups: np.ndarray | None,
-                  labels: Mapping[str, np.ndarray], rewards: Mapping[str, Mapping[str, bytes]], initial: int,
+def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict, row_groups: np.ndarray | None,
+                  labels: Mapping[str, np.ndarray], rewards: Mapping[str, Mapping[str, np.ndarray]], initial: int,
                   what: str):
     """Write a model as a UMB archive (format version 1, as Storm 2.0 writes it: raw CSR arrays) and read it with
     Storm: an MDP with choices grouped by ``row_groups``, or a DTMC (``row_groups`` None, one choice per state).
@@ -258,13 +259,9 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_
                                    "branch-probability-type": value_type, "time": "discrete"}}
     files = {"index.json": json.dumps(index).encode(), **files}
     with tempfile.TemporaryDirectory(prefix="stormcf-") as tmp:
-        path = Path(tmp) / "imdp.umb"
+        path = Path(tmp) / "model.umb"
         try:
-            with tarfile.open(path, "w") as tar:
-                for name, data in files.items():
-                    info = tarfile.TarInfo(name)
-                    info.size = len(data)
-                    tar.addfile(info, io.BytesIO(data))
+            _write_tar(path, files)
         except OSError as err:
             raise scratch_error(err.strerror) from None
         try:
@@ -273,19 +270,32 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_
             raise StormcfError(f"Storm cannot read the {what} stormcf wrote: {_storm_message(err)}") from None
 
 
-def _u64(a: np.ndarray) -> bytes:
-    return np.asarray(a, dtype="<u8").tobytes()
+def _write_tar(path: Path, files: Mapping[str, bytes | np.ndarray]) -> None:
+    """An uncompressed tar archive of ``files``, each array written straight from its memory (no copy)."""
+    with open(path, "wb") as out:
+        for name, data in files.items():
+            view = memoryview(data).cast("B")
+            info = tarfile.TarInfo(name)
+            info.size = view.nbytes
+            out.write(info.tobuf())
+            out.write(view)
+            out.write(bytes(-view.nbytes % tarfile.BLOCKSIZE))
+        out.write(bytes(2 * tarfile.BLOCKSIZE))
 
 
-def _f64(a: np.ndarray) -> bytes:
-    return np.asarray(a, dtype="<f8").tobytes()
+def _u64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype="<u8")
 
 
-def _pairs(lo: np.ndarray, hi: np.ndarray) -> bytes:
-    return np.stack([np.asarray(lo, dtype="<f8"), np.asarray(hi, dtype="<f8")], axis=1).tobytes()
+def _f64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype="<f8")
 
 
-def _bits(mask: np.ndarray) -> bytes:
+def _pairs(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return np.stack([np.asarray(lo, dtype="<f8"), np.asarray(hi, dtype="<f8")], axis=1)
+
+
+def _bits(mask: np.ndarray) -> np.ndarray:
     """A bit vector as UMB stores it: little-endian bits in 64-bit words."""
     packed = np.packbits(mask, bitorder="little")
-    return np.pad(packed, (0, -len(packed) % 8)).tobytes()
+    return np.pad(packed, (0, -len(packed) % 8))
