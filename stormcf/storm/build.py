@@ -13,11 +13,10 @@ import numpy as np
 import scipy.sparse as sp
 import stormpy
 from stormpy.datastructures import BitVector, SparseMatrixBuilder
-from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelComponents, SparseRewardModel,
-                            StateLabeling)
+from stormpy.models import SparseMdp, SparseModelComponents, SparseRewardModel, StateLabeling
 
 from ..errors import StormcfError
-from ..model import ExplicitModel, RewardModel
+from ..model import ExplicitModel
 from .extract import scratch_error
 from .load import builder_options
 from .handle import StormHandle, _storm_message, copy_model
@@ -69,31 +68,21 @@ def _labeling(labels: Mapping[str, np.ndarray], initial: int, n: int):
 
 
 def _model_from_arrays(model: ExplicitModel):
-    is_dtmc = model.model_type == "dtmc"
-    matrix = _matrix(model.transitions, None if is_dtmc else model.row_groups)
-    comps = SparseModelComponents(transition_matrix=matrix,
-                                  state_labeling=_labeling(model.labels, model.initial_state, model.n_states))
-    comps.reward_models = {name: _reward_model(rm, model) for name, rm in model.rewards.items()}
-    if not is_dtmc:
-        labeling = ChoiceLabeling(model.n_choices)
-        for k, name in enumerate(model.action_names):
-            if name:
-                labeling.add_label(name)
-                labeling.set_choices(name, BitVector(model.n_choices,
-                                                     np.flatnonzero(model.choice_actions == k).tolist()))
-        comps.choice_labeling = labeling
-    return SparseDtmc(comps) if is_dtmc else SparseMdp(comps)
-
-
-def _reward_model(rm: RewardModel, model: ExplicitModel):
-    kwargs = {}
-    if rm.state is not None:
-        kwargs["optional_state_reward_vector"] = rm.state.tolist()
-    if rm.choice is not None or rm.transition is not None:
-        # transition rewards enter as their expectation per choice (same expected accumulated reward)
-        kwargs["optional_state_action_reward_vector"] = model.expected_choice_rewards(rm.name).tolist()
-    return SparseRewardModel(**kwargs)
-
+    """Storm's model of the arrays, written in bulk as a UMB archive (:func:`_model_by_umb`): labels, reward models
+    (transition rewards as their expectation per choice: the same expected accumulated reward) and, for an MDP,
+    the action name of every choice."""
+    rewards: dict[str, dict[str, np.ndarray]] = {}
+    for name, rm in model.rewards.items():
+        parts = rewards.setdefault(name, {})
+        if rm.state is not None:
+            parts["states"] = _f64(rm.state)
+        if rm.choice is not None or rm.transition is not None:
+            parts["choices"] = _f64(model.expected_choice_rewards(name))
+    if model.model_type == "dtmc":
+        return _model_by_umb(model.transitions, _f64(model.transitions.data), _DOUBLE, None, model.labels, rewards,
+                             model.initial_state, "DTMC")
+    return _model_by_umb(model.transitions, _f64(model.transitions.data), _DOUBLE, model.row_groups, model.labels,
+                         rewards, model.initial_state, "MDP", (model.action_names, model.choice_actions))
 
 
 def _rational(x) -> Any:
@@ -225,11 +214,12 @@ _INTERVAL = {"size": 128, "type": "double-interval"}
 
 def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict, row_groups: np.ndarray | None,
                   labels: Mapping[str, np.ndarray], rewards: Mapping[str, Mapping[str, np.ndarray]], initial: int,
-                  what: str):
+                  what: str, actions: tuple[Sequence[str], np.ndarray] | None = None):
     """Write a model as a UMB archive (format version 1, as Storm 2.0 writes it: raw CSR arrays) and read it with
     Storm: an MDP with choices grouped by ``row_groups``, or a DTMC (``row_groups`` None, one choice per state).
     ``probabilities`` and the reward values (``rewards[name][where]``, where is ``states`` or ``choices``) are
-    encoded as ``value_type`` (doubles, or (lower, upper) pairs of doubles)."""
+    encoded as ``value_type`` (doubles, or (lower, upper) pairs of doubles); ``actions`` are the action names and
+    the index of every choice's (Storm's choice labels; the name ``""`` labels nothing)."""
     n = P.shape[1]
     initial_mask = np.zeros(n, dtype=bool)
     initial_mask[initial] = True
@@ -251,9 +241,16 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict,
                                                           "type": value_type}
         for where, data in parts.items():
             files[f"annotations/rewards/r{k}/{where}/values.bin"] = data
+    names: Sequence[str] = ()
+    if actions is not None:
+        names, choice_actions = actions
+        encoded = [name.encode() for name in names]
+        files["actions/choices/values.bin"] = np.ascontiguousarray(choice_actions, dtype="<u4")
+        files["actions/choices/string-mapping.bin"] = _u64(np.cumsum([0] + [len(e) for e in encoded]))
+        files["actions/choices/strings.bin"] = b"".join(encoded)
     index = {"annotations": annotations, "file-data": {"tool": "stormcf"}, "format-revision": 0,
              "format-version": 1,
-             "transition-system": {"#branch-actions": 0, "#branches": int(P.nnz), "#choice-actions": 0,
+             "transition-system": {"#branch-actions": 0, "#branches": int(P.nnz), "#choice-actions": len(names),
                                    "#choices": int(P.shape[0]), "#initial-states": 1, "#observations": 0,
                                    "#players": 0 if row_groups is None else 1, "#states": int(n),
                                    "branch-probability-type": value_type, "time": "discrete"}}
