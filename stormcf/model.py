@@ -440,6 +440,42 @@ class ExplicitModel:
         }
 
 
+def disjoint_union(models: Sequence[ExplicitModel], source: str = "disjoint union") -> tuple[ExplicitModel, np.ndarray]:
+    """The models side by side as one model (no transitions between them), for one Storm call on all of them, and
+    the offset of each model's states in it.
+
+    Labels and reward models are those of any of the models (false / zero in the others); choices keep their
+    action names; a transition reward becomes its expectation per choice (the same expected rewards); valuations
+    are left out (the models may have different variables). The initial state is the first model's; the union is
+    a DTMC when every model is one."""
+    offsets = np.cumsum([0] + [m.n_states for m in models])
+    row_offsets = np.cumsum([0] + [m.n_choices for m in models])
+    entry_offsets = np.cumsum([0] + [m.n_transitions for m in models])
+    P = sp.csr_matrix((np.concatenate([m.transitions.data for m in models]),
+                       np.concatenate([m.transitions.indices + o for m, o in zip(models, offsets)]),
+                       np.concatenate([[0]] + [m.transitions.indptr[1:] + o for m, o in zip(models, entry_offsets)])),
+                      shape=(int(row_offsets[-1]), int(offsets[-1])))
+    row_groups = np.concatenate([[0]] + [m.row_groups[1:] + o for m, o in zip(models, row_offsets)])
+    codes: dict[str, int] = {}
+    actions = np.concatenate([np.array([codes.setdefault(a, len(codes)) for a in m.action_names],
+                                       dtype=np.int64)[m.choice_actions] for m in models])
+    labels = {name: np.concatenate([m.labels.get(name, np.zeros(m.n_states, dtype=bool)) for m in models])
+              for name in dict.fromkeys(k for m in models for k in m.labels)}
+    rewards = {}
+    for name in dict.fromkeys(k for m in models for k in m.rewards):
+        parts = [m.rewards.get(name) for m in models]
+        state = None
+        if any(rm is not None and rm.state is not None for rm in parts):
+            state = np.concatenate([rm.state if rm is not None and rm.state is not None else np.zeros(m.n_states)
+                                    for m, rm in zip(models, parts)])
+        choice = np.concatenate([m.expected_choice_rewards(name) if rm is not None else np.zeros(m.n_choices)
+                                 for m, rm in zip(models, parts)])
+        rewards[name] = RewardModel(name, state=state, choice=choice)
+    model_type = "dtmc" if all(m.model_type == "dtmc" for m in models) else "mdp"
+    union = ExplicitModel(P, row_groups, actions, tuple(codes), labels, {}, rewards, 0, model_type, source)
+    return union, offsets[:-1]
+
+
 def _fmt(valuation: Mapping[str, Any]) -> str:
     return " & ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in valuation.items())
 

@@ -18,10 +18,15 @@ On a Dask cluster, the same with joblib's configuration::
     with Client("tcp://scheduler:8786"), parallel_config(backend="dask"):
         outcomes = list(run_batch(source, task, items))
 """
-from .run import (BatchSummary, Item, ItemError, ModelFile, Outcome, Source, Task, backend, read_jsonl, run_batch,
-                  run_item, shared)
-from .tasks import (COLUMNS, InstanceFile, RecourseData, check_task, counterfactual_task, explain_task, icfmdp_task,
-                    recourse_task, setcover_task, strategy_items)
+from .._lazy import lazy_exports
+
+_EXPORTS = {  # public name -> the submodule it lives in, imported on first use (stormcf._lazy)
+    **dict.fromkeys(["BatchSummary", "Item", "ItemError", "ModelFile", "Outcome", "Source", "Task", "backend",
+        "read_jsonl", "run_batch", "run_item", "shared"], ".run"),
+    **dict.fromkeys(["COLUMNS", "InstanceFile", "RecourseData", "check_task", "counterfactual_task", "explain_task",
+        "icfmdp_task", "recourse_task", "setcover_task", "strategy_items"], ".tasks"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["BatchSummary", "COLUMNS", "InstanceFile", "Item", "ItemError", "ModelFile", "Outcome", "RecourseData",
            "Source", "Task", "backend", "check_task", "counterfactual_task", "explain_task", "icfmdp_task",

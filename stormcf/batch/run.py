@@ -30,13 +30,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
 
-from joblib import Parallel, delayed, parallel_config
+import numpy as np
 
 from ..errors import OptionError, StormcfError
 from ..examples import parse_json, read_text
 from ..model import ExplicitModel
 from ..report import Report, to_json_data
-from ..storm import load_model
 
 
 class Source(Protocol):
@@ -55,6 +54,7 @@ class ModelFile:
     naming: str = "valuation"
 
     def load(self) -> ExplicitModel:
+        from ..storm import load_model
         model = load_model(self.path, constants=self.constants)
         return model.with_naming(self.naming) if self.naming != "valuation" else model
 
@@ -86,11 +86,14 @@ class Item:
 @dataclass(frozen=True)
 class Task:
     """``solve(shared, data, where, **options)`` of one command, as a picklable callable (``solve`` must be a
-    module-level function)."""
+    module-level function). ``solve_many(shared, [(data, where), ...], **options)``, where given, solves several
+    items at once (set cover certifies a whole chunk of agents with one Storm call) and returns, per item, its
+    result or the error it raised."""
 
     command: str
     solve: Callable[..., Report]
     options: Mapping[str, Any] = field(default_factory=dict)
+    solve_many: Callable[..., Sequence[Report | BaseException]] | None = None
 
     def __call__(self, shared: Any, data: Any, where: str) -> Report:
         return self.solve(shared, data, where, **self.options)
@@ -182,24 +185,58 @@ def _forget(source: Source) -> None:
 
 # ================================================================================================ running
 def run_item(source: Source, task: Task, item: Item) -> Outcome:
-    """One item in this process (what a worker runs): the task's document, or an ``error`` document."""
+    """One item in this process: the task's document, or an ``error`` document."""
+    outcome, = run_chunk(source, task, [item])
+    return outcome
+
+
+def run_chunk(source: Source, task: Task, items: Sequence[Item]) -> list[Outcome]:
+    """Consecutive items in this process (what a worker runs): each item's document, or an ``error`` document.
+    With ``task.solve_many`` the readable items are solved together, and each item's seconds are its share."""
     with _LOCK:
         common = shared(source)                 # a bad source raises: the whole batch fails
-        start = time.perf_counter()
         model = common if isinstance(common, ExplicitModel) else None
-        if item.error is not None:
-            result: Report = ItemError(task.command, item.error, "InputError", False, model)
-        else:
+        solved: dict[int, Report | BaseException] = {}
+        readable = [item for item in items if item.error is None]
+        share = 0.0
+        if task.solve_many is not None and readable:
+            start = time.perf_counter()
             try:
-                result = task(common, item.content, item.where)
-            except StormcfError as err:
-                result = ItemError(task.command, str(err), type(err).__name__, False, model)
-            except Exception as err:            # an internal error in one item: reported, the batch goes on
-                result = ItemError(task.command, f"internal error: {type(err).__name__}: {err}",
-                                   type(err).__name__, True, model)
-        document = to_json_data(result.to_dict())
-        seconds = time.perf_counter() - start
-    return Outcome(item.index, item.where, _with_batch_key(document, item), seconds)
+                results = task.solve_many(common, [(item.content, item.where) for item in readable], **task.options)
+                solved = {item.index: result for item, result in zip(readable, results)}
+            except Exception:                   # an internal error of the chunk: every item on its own, below
+                solved = {}
+            share = (time.perf_counter() - start) / len(readable)
+        outcomes = []
+        for item in items:
+            start = time.perf_counter()
+            if item.error is not None:
+                result: Report = ItemError(task.command, item.error, "InputError", False, model)
+            else:
+                result = _report(task, solved[item.index] if item.index in solved else _solve(task, common, item),
+                                 model)
+            document = to_json_data(result.to_dict())
+            seconds = time.perf_counter() - start + (share if item.index in solved else 0.0)
+            outcomes.append(Outcome(item.index, item.where, _with_batch_key(document, item), seconds))
+    return outcomes
+
+
+def _solve(task: Task, common: Any, item: Item) -> Report | BaseException:
+    try:
+        return task(common, item.content, item.where)
+    except Exception as err:                    # reported in the item's document, the batch goes on
+        return err
+
+
+def _report(task: Task, result: Report | BaseException, model: ExplicitModel | None) -> Report:
+    """The item's result, or the error document of what it raised: bad input (a StormcfError), or an internal error
+    (anything else)."""
+    if isinstance(result, StormcfError):
+        return ItemError(task.command, str(result), type(result).__name__, False, model)
+    if isinstance(result, BaseException):
+        return ItemError(task.command, f"internal error: {type(result).__name__}: {result}", type(result).__name__,
+                         True, model)
+    return result
 
 
 def _with_batch_key(document: dict[str, Any], item: Item) -> dict[str, Any]:
@@ -212,16 +249,37 @@ def _with_batch_key(document: dict[str, Any], item: Item) -> dict[str, Any]:
     return out
 
 
+#: chunks per worker: items go to the workers in consecutive chunks, a few per worker so that the workers finish
+#: together (a task with ``solve_many`` gets fewer: each chunk is one certificate)
+CHUNKS_PER_WORKER = 4
+CERTIFIED_CHUNKS_PER_WORKER = 2
+
+
+def chunks(items: Sequence[Item], workers: int, solve_many: bool) -> list[list[Item]]:
+    """Consecutive chunks of the items for ``workers`` workers: one item each when serial (the outcomes stream),
+    or the whole batch for a task that solves many items at once; in parallel a few balanced chunks per worker."""
+    items = list(items)
+    if workers <= 1:
+        return [items] if solve_many and items else [[item] for item in items]
+    count = min(len(items), workers * (CERTIFIED_CHUNKS_PER_WORKER if solve_many else CHUNKS_PER_WORKER))
+    bounds = np.linspace(0, len(items), count + 1).round().astype(int) if count else [0]
+    return [items[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 def run_batch(source: Source, task: Task, items: Iterable[Item], workers: int | None = None) -> Iterator[Outcome]:
-    """Every item through ``task``, yielded in input order as soon as it is done (module docs).
+    """Every item through ``task``, yielded in input order as soon as its chunk is done (module docs).
 
     ``workers``: 1 runs serially in this process; N > 1 runs N joblib workers of the active backend (loky processes
     by default); -1 one per CPU (or per Dask worker thread); ``None`` follows joblib's active ``parallel_config``
-    (serial outside one).
+    (serial outside one). The items go to the workers in consecutive chunks (:func:`chunks`): each chunk travels
+    with the source once, and a worker keeps the source's shared object (the model) between chunks and batches.
     """
-    jobs = (delayed(run_item)(source, task, item) for item in items)
+    from joblib import Parallel, delayed, effective_n_jobs
+    parallel = Parallel(n_jobs=workers, return_as="generator")
+    jobs = chunks(list(items), effective_n_jobs(workers), task.solve_many is not None)
     try:
-        yield from Parallel(n_jobs=workers, return_as="generator")(jobs)
+        for outcomes in parallel(delayed(run_chunk)(source, task, chunk) for chunk in jobs):
+            yield from outcomes
     finally:
         _forget(source)                          # a serial run's model is not kept beyond its batch
 
@@ -230,6 +288,7 @@ def run_batch(source: Source, task: Task, items: Iterable[Item], workers: int | 
 def backend(name: str = "loky", workers: int | None = None, scheduler: str | None = None) -> Iterator[None]:
     """joblib's configuration for a batch: ``"loky"`` (processes on this machine) or ``"dask"`` (the cluster whose
     scheduler listens at ``scheduler``, e.g. ``tcp://10.0.0.5:8786``; needs the extra ``stormcf[dask]``)."""
+    from joblib import parallel_config
     if name == "loky":
         if scheduler is not None:
             raise OptionError("a scheduler address applies to the dask backend only")

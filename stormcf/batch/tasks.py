@@ -18,23 +18,16 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
-from ..counterfactual import CounterfactualProblem, diverse_counterfactuals
 from ..deadline import Deadline
-from ..errors import RecourseError, StateError
-from ..explain import ExplanationProblem, explain_path
-from ..icfmdp import ICFMDPProblem, solve_icfmdp
+from ..errors import RecourseError, StateError, StormcfError
 from ..model import ExplicitModel
-from ..modelcheck import check_properties
-from ..paths import ObservedPath
-from ..recourse import BRKGASettings, solve_recourse
-from ..recourse.datasets import dataset_problem, load_dataset, train_classifier
+from ..recourse.brkga import BRKGASettings
 from ..recourse.problem import OBJECTIVES, RecourseProblem, Rounding
 from ..report import Report
-from ..setcover import DEFAULT_METHOD, SetCoverProblem, solve_setcover
-from ..setcover.data import load_instance
-from ..setcover.problem import SetCoverInstance
-from ..strategy import Strategy
+from ..setcover.problem import SetCoverInstance, SetCoverProblem
 from .run import Columns, Item, Task
+
+# Each task imports its analysis when it runs (in the worker that runs it): a command imports only its own.
 
 
 # ================================================================================================ path analyses
@@ -45,6 +38,8 @@ def icfmdp_task(**options: Any) -> Task:
 
 
 def _icfmdp(model: ExplicitModel, data: Any, where: str, **options: Any) -> Report:
+    from ..icfmdp import ICFMDPProblem, solve_icfmdp
+    from ..paths import ObservedPath
     return solve_icfmdp(ICFMDPProblem(ObservedPath.from_dict(model, data, where), **options))
 
 
@@ -57,6 +52,8 @@ def explain_task(explanations: int = 1000, cross_check: bool = False, baselines:
 
 
 def _explain(model: ExplicitModel, data: Any, where: str, problem: Mapping[str, Any], **solve: Any) -> Report:
+    from ..explain import ExplanationProblem, explain_path
+    from ..paths import ObservedPath
     return explain_path(ExplanationProblem(ObservedPath.from_dict(model, data, where), **problem), **solve)
 
 
@@ -67,6 +64,8 @@ def check_task(properties: Sequence[str], exact: bool = False) -> Task:
 
 
 def _check(model: ExplicitModel, data: Any, where: str | None, properties: Sequence[str], exact: bool) -> Report:
+    from ..modelcheck import check_properties
+    from ..strategy import Strategy
     strategy = None if data is None else Strategy.from_dict(model, data, where)
     return check_properties(model, properties, strategy, exact, where)
 
@@ -84,6 +83,8 @@ def _counterfactual(model: ExplicitModel, data: Mapping[str, Any], where: str, *
                     controllable_actions: Sequence[str] | None, controllable_states: str | None,
                     epsilon: float | None, diverse: int, diversity_weight: float, solver: str,
                     time_limit: Deadline | float | None, exact: bool) -> Report:
+    from ..counterfactual import CounterfactualProblem, diverse_counterfactuals
+    from ..strategy import Strategy
     deadline = Deadline.of(time_limit)
     sigma = Strategy.from_dict(model, data["strategy"], where)
     problem = CounterfactualProblem(sigma, data["property"], weights, controllable_actions=controllable_actions,
@@ -105,20 +106,45 @@ class InstanceFile:
     path: str
 
     def load(self) -> SetCoverInstance:
+        from ..setcover.data import load_instance
         return load_instance(self.path)
 
 
-def setcover_task(method: str = DEFAULT_METHOD, group: str | None = None) -> Task:
-    """``stormcf setcover``: the optimal explanation of one agent per item (``group``: for items that name none)."""
-    return Task("setcover", _setcover, {"method": method, "group": group})
+def setcover_task(method: str | None = None, group: str | None = None) -> Task:
+    """``stormcf setcover``: the optimal explanation of one agent per item by the engine ``method`` (default:
+    :data:`stormcf.setcover.DEFAULT_METHOD`), ``group`` for items that name none; the agents of a chunk are
+    certified together (one Storm call for their optima, one for their plans)."""
+    if method is None:
+        from ..setcover.engines import DEFAULT_METHOD as method
+    return Task("setcover", _setcover, {"method": method, "group": group}, solve_many=_setcover_many)
 
 
 def _setcover(instance: SetCoverInstance, data: Any, where: str, method: str, group: str | None) -> Report:
+    from ..setcover.solve import solve_setcover
+    return solve_setcover(_agent(instance, data, where, group), method)
+
+
+def _setcover_many(instance: SetCoverInstance, items: Sequence[tuple[Any, str]], method: str, group: str | None
+                   ) -> list[Report | BaseException]:
+    from ..setcover.solve import solve_setcovers
+    outcomes: list = [None] * len(items)
+    problems = []
+    for k, (data, where) in enumerate(items):
+        try:
+            problems.append((k, _agent(instance, data, where, group)))
+        except StormcfError as err:
+            outcomes[k] = err
+    for (k, _), result in zip(problems, solve_setcovers([problem for _, problem in problems], method)):
+        outcomes[k] = result
+    return outcomes
+
+
+def _agent(instance: SetCoverInstance, data: Any, where: str, group: str | None) -> SetCoverProblem:
     if isinstance(data, Mapping):
         if "agent" not in data:
             raise StateError(f'{where}: expected an agent [0, 1, ...] or {{"agent": [...], "group": "g"}}')
         data, group = data["agent"], data.get("group", group)
-    return solve_setcover(SetCoverProblem(instance, instance.agent(data, where), group), method)
+    return SetCoverProblem(instance, instance.agent(data, where), group)
 
 
 # ================================================================================================ recourse
@@ -134,9 +160,11 @@ class RecourseData:
     grid: int | None = None
 
     def load(self) -> Callable[[int], RecourseProblem]:
+        from ..recourse.datasets import load_dataset, train_classifier
         return partial(self.problem, classifier=train_classifier(load_dataset(self.name)))
 
     def problem(self, instance: int, classifier: Any = None) -> RecourseProblem:
+        from ..recourse.datasets import dataset_problem
         problem = dataset_problem(self.name, instance, discounted=self.discounted, objectives=self.objectives,
                                   rounding=self.rounding, classifier=classifier)
         return problem.with_grid(self.grid) if self.grid is not None else problem
@@ -149,6 +177,7 @@ def recourse_task(settings: BRKGASettings = BRKGASettings(), exact: bool = True,
 
 def _recourse(problems: Callable[[int], RecourseProblem], data: Any, where: str, settings: BRKGASettings,
               exact: bool, achievable: bool) -> Report:
+    from ..recourse import solve_recourse
     instance = data.get("instance") if isinstance(data, Mapping) else data
     if isinstance(instance, bool) or not isinstance(instance, int):
         raise RecourseError(f'{where}: expected an instance number or {{"instance": I}}, got {data!r}')

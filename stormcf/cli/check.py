@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import check_task, read_jsonl
 from ..errors import PropertyError, StrategyError
 from ..examples import read_json
-from ..modelcheck import read_properties
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, batch_exit_code, emit,
                      model_file, model_from_args, require_single, run_batch_command)
 
@@ -39,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..batch import check_task, read_jsonl
+    from ..modelcheck import read_properties
     if not args.prop and not args.props:
         raise PropertyError("no property given: use --prop PCTL (repeatable) or --props FILE")
     task = check_task(list(args.prop) + (read_properties(args.props) if args.props else []), args.exact)

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import explain_task
-from ..counterfactual_mdp import ESTIMATORS
-from ..explain import parse_pins
-from ..modes import Optimization
+from ..counterfactual_mdp.gumbel import ESTIMATORS
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
                      positive_int, run_on_paths)
 
@@ -52,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..batch import explain_task
+    from ..explain import parse_pins
+    from ..modes import Optimization
     task = explain_task(explanations=args.explanations, cross_check=args.verify, baselines=args.baselines,
                         reward_model=args.reward, k=args.k, k_max=args.k_max, estimator=args.estimator,
                         samples=args.mc_samples, seed=args.seed, pins=parse_pins(args.pin),

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import icfmdp_task
-from ..counterfactual_mdp import ESTIMATORS
-from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS
-from ..modes import Optimization
+from ..counterfactual_mdp.gumbel import ESTIMATORS
+from ..icfmdp.bounds import ASSUMPTIONS
+from ..icfmdp.problem import BOUNDS_METHODS
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
                      positive_int, run_on_paths)
 
@@ -41,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..batch import icfmdp_task
+    from ..modes import Optimization
     task = icfmdp_task(reward=args.reward, optimization=Optimization.MINIMIZE if args.minimize else
                        Optimization.MAXIMIZE, assumptions=args.assumptions, bounds=args.bounds,
                        optimistic=args.optimistic, baseline=args.baseline, estimator=args.estimator,

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 
 from ..errors import LearnError
-from ..learn import LearnProblem, learn_mdp, read_log
 from ..learn.problem import LEARNERS
 from .common import add_json_argument, add_output_argument, emit
 
@@ -36,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..learn import LearnProblem, learn_mdp, read_log
     actions = _names(args.actions) if args.actions is not None else None
     log = read_log(args.log, actions)
     problem = LearnProblem(log, alpha=_alpha(args.alpha), labels=dict(_label(x) for x in args.label),

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import RecourseData, read_jsonl, recourse_task
 from ..errors import OptionError, RecourseError
-from ..recourse import BRKGASettings, PrismRecourse, solve_recourse
 from ..recourse.datasets import DATASETS
 from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, batch_exit_code,
@@ -56,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run, stoppable=True)            # Ctrl-C: the front of the generations run so far
 
 
-def _dataset(args: argparse.Namespace) -> RecourseData:
+def _dataset(args: argparse.Namespace):
+    from ..batch import RecourseData
     return RecourseData(args.dataset, discounted=not args.scf, objectives=args.objectives,
                         rounding=AUTHORS_ROUNDING if args.authors_rounding else Rounding(), grid=args.grid)
 
@@ -68,10 +67,13 @@ def _problem(args: argparse.Namespace):
         return _dataset(args).problem(args.instance)
     if args.target is None or args.cost is None:
         raise RecourseError(f"{args.model}: the PRISM front needs --target LABEL and --cost REWARD")
+    from ..recourse import PrismRecourse
     return PrismRecourse(model_from_args(args), args.target, args.cost, args.effort, args.objectives, args.threshold)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..batch import read_jsonl, recourse_task
+    from ..recourse import BRKGASettings, solve_recourse
     settings = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
     if args.instances:
         if args.dataset is None or args.model is not None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import InstanceFile, read_jsonl, setcover_task
 from ..errors import StateError
-from ..setcover import DEFAULT_METHOD, METHODS
+from ..setcover.engines import DEFAULT_METHOD, METHODS
 from .common import add_batch_arguments, add_json_argument, batch_exit_code, emit, require_single, run_batch_command
 
 
@@ -30,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..batch import InstanceFile, read_jsonl, setcover_task
     source, task = InstanceFile(args.instance), setcover_task(args.method, args.group)
     if args.agents:
         return batch_exit_code(run_batch_command(args, source, task, read_jsonl(args.agents, StateError)))

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..report import Summary
-from ..setcover import EXACT
-from ..setcover.data import LabelledAgents
-from ..setcover.learn import Generator, evaluate
+from ..setcover.engines import EXACT
 from .common import add_json_argument, emit, positive_int
 
 
@@ -24,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..report import Summary
+    from ..setcover.data import LabelledAgents
+    from ..setcover.learn import Generator, evaluate
     metrics = evaluate(Generator.load(args.generator), LabelledAgents.load(args.data), args.top_k, args.certify)
     width = max(len(k) for k in metrics)
     lines = [f"{key:<{width}}  {value:.6g}" if isinstance(value, float) else f"{key:<{width}}  {value}"

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..report import Summary
-from ..setcover.data import COST_MODES, THRESHOLDS, LabelledAgents, frequency_filter, generate, split
+from ..setcover.data import COST_MODES, THRESHOLDS
 from ..setcover.family import FAMILY_METHODS
-from ..setcover.learn import GENERATORS, augment, train
+from ..setcover.learn import GENERATORS
 from .common import add_json_argument, add_output_argument, emit, non_negative_int, positive_int
 
 
@@ -49,6 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_data(args: argparse.Namespace) -> int:
+    from ..report import Summary
+    from ..setcover.data import generate
     data = generate(args.features, args.actions, args.p_f, args.p_a, args.draws, args.costs, args.classifier,
                     args.method, args.max_size, args.seed)
     data.save(args.out)
@@ -62,6 +63,9 @@ def run_data(args: argparse.Namespace) -> int:
 
 
 def run_learn(args: argparse.Namespace) -> int:
+    from ..report import Summary
+    from ..setcover.data import LabelledAgents, frequency_filter, split
+    from ..setcover.learn import augment, train
     data = LabelledAgents.load(args.data)
     if args.min_frequency:
         data = frequency_filter(data, args.min_frequency)

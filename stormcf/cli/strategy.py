@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import Item, counterfactual_task, read_jsonl, strategy_items
-from ..counterfactual import to_dot
 from ..counterfactual.solve import SOLVERS
 from ..deadline import Deadline
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
-from ..report import write_text
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_output_argument,
                      add_plot_argument, batch_exit_code, emit, model_file, model_from_args, positive_int,
                      require_single, run_batch_command)
@@ -50,6 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..batch import Item, counterfactual_task, read_jsonl, strategy_items
+    from ..counterfactual import to_dot
+    from ..report import write_text
     batch = bool(args.strategies) or len(args.prop) > 1
     deadline = Deadline(args.time_limit)      # starts before the model is loaded (a batch: each item its own)
     task = counterfactual_task(

@@ -8,14 +8,20 @@ the probability of a bad outcome under a bound, exact where possible, certified 
 
 Modules: :mod:`problem` (validated input), :mod:`analysis` (Storm pre-analysis and pruning), :mod:`bellman` and
 :mod:`robust` (policy evaluation, exact d∞), :mod:`greedy` (d0 heuristics), :mod:`programs` (d0 MILP, MIQCQP,
-the paper's direct encoding), :mod:`stages` (the stages; their Gurobi, SCIP and HiGHS back ends are :mod:`stormcf.solvers`), :mod:`certify`
-(candidates, proven bounds, status), :mod:`solve` (the pipeline), :mod:`diverse`, :mod:`result`, :mod:`dot`.
+the paper's direct encoding), :mod:`stages` (the stages; their Gurobi, SCIP and HiGHS back ends are
+:mod:`stormcf.solvers`), :mod:`certify` (candidates, proven bounds, status), :mod:`solve` (the pipeline),
+:mod:`diverse`, :mod:`result`, :mod:`dot`.
 """
-from ..solvers import LicenceLimitError
-from .dot import to_dot
-from .problem import CounterfactualProblem, Weights
-from .result import CounterfactualResult
-from .solve import diverse_counterfactuals, solve_counterfactual
+from .._lazy import lazy_exports
 
-__all__ = ["CounterfactualProblem", "CounterfactualResult", "LicenceLimitError", "Weights",
-           "diverse_counterfactuals", "solve_counterfactual", "to_dot"]
+_EXPORTS = {  # public name -> the submodule it lives in, imported on first use (stormcf._lazy)
+    **dict.fromkeys(["LicenceLimitError"], "..solvers"),
+    **dict.fromkeys(["to_dot"], ".dot"),
+    **dict.fromkeys(["CounterfactualProblem", "Weights"], ".problem"),
+    **dict.fromkeys(["CounterfactualResult"], ".result"),
+    **dict.fromkeys(["diverse_counterfactuals", "solve_counterfactual"], ".solve"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = ["CounterfactualProblem", "CounterfactualResult", "LicenceLimitError", "Weights", "diverse_counterfactuals",
+           "solve_counterfactual", "to_dot"]

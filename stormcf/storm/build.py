@@ -244,8 +244,11 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict,
     names: Sequence[str] = ()
     if actions is not None:
         names, choice_actions = actions
+        first = {}                              # a name given twice is one action (Storm's labels are distinct)
+        code = np.array([first.setdefault(name, len(first)) for name in names], dtype="<u4")
+        names = list(first)
         encoded = [name.encode() for name in names]
-        files["actions/choices/values.bin"] = np.ascontiguousarray(choice_actions, dtype="<u4")
+        files["actions/choices/values.bin"] = np.ascontiguousarray(code[np.asarray(choice_actions)])
         files["actions/choices/string-mapping.bin"] = _u64(np.cumsum([0] + [len(e) for e in encoded]))
         files["actions/choices/strings.bin"] = b"".join(encoded)
     index = {"annotations": annotations, "file-data": {"tool": "stormcf"}, "format-revision": 0,

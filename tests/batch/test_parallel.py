@@ -95,3 +95,19 @@ def test_cli_on_a_dask_cluster_gives_the_serial_json_lines(sepsis_paths, cluster
     assert f"dask at {cluster.scheduler_address}" in out
     lines = [Path(tmp_path / f).read_text().splitlines() for f in ("serial.jsonl", "dask.jsonl")]
     assert [without_times(json.loads(x)) for x in lines[0]] == [without_times(json.loads(x)) for x in lines[1]]
+
+
+def test_setcover_agents_in_chunks_give_the_serial_documents(tmp_path):
+    """Each loky worker certifies its chunk of agents with one Storm call; the documents equal the serial ones
+    (one chunk, one call for all)."""
+    from stormcf.batch import InstanceFile, setcover_task
+    from stormcf.setcover.data import agent_pool, paper_instance
+    instance = paper_instance(10, seed=2)
+    instance.save(tmp_path / "instance.json")
+    lines = [json.dumps(x) for x in agent_pool(instance, 40, 0.5, 1)[:9].tolist()] + ["[0, 1]"]
+    (tmp_path / "agents.jsonl").write_text("\n".join(lines) + "\n")
+    items = read_jsonl(str(tmp_path / "agents.jsonl"))
+    source, task = InstanceFile(str(tmp_path / "instance.json")), setcover_task()
+    serial = documents(run_batch(source, task, items, workers=1))
+    assert [d["status"] for d in serial] == ["optimal"] * 9 + ["error"]
+    assert documents(run_batch(source, task, items, workers=2)) == serial
