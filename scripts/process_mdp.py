@@ -10,6 +10,7 @@ Every state is reachable from the initial state. The model is built as an :class
 arrays (the Storm bridge converts it on demand); states are named ``s=<index>``.
 
     python scripts/process_mdp.py --states 10000 --seed 1      # prints the model's sizes
+    python scripts/process_mdp.py --quick                      # 200 states (the CI smoke test)
 """
 from __future__ import annotations
 
@@ -77,7 +78,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--states", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="200 states: a smoke test in seconds")
     args = ap.parse_args()
+    if args.quick:
+        args.states = 200
     m = process_mdp(args.states, args.seed)
     degree = np.diff(m.transitions.indptr)
     out = np.bincount(m.state_of_choice, weights=degree, minlength=m.n_states)

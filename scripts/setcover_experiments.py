@@ -5,6 +5,7 @@
     python scripts/setcover_experiments.py labelling [--baseline main]  # the paper's n = 20 data set (goal < 60 s)
     python scripts/setcover_experiments.py topk                         # MC / kNN top-k: full sort vs argpartition
     python scripts/setcover_experiments.py table2 [--epochs 200]        # MC / NA / FA / Hamming on n = 20 "all"
+    python scripts/setcover_experiments.py --quick                      # engines and bnb, n = 12 (CI smoke test)
 
 ``--baseline REV`` measures the same agents with the stormcf package of git revision REV as well (``git archive``
 into a temporary directory, run in a child process right before this checkout's run) and prints both side by side
@@ -190,8 +191,9 @@ def labelling(seed: int, revision: str | None) -> None:
                 continue
             r = run[method]
             phases = ", ".join(f"{k} {v:.1f}" for k, v in r["phases"].items())
-            print(f"  {method:5s} {name:>14}: {r['wall']:6.1f} / {r['cpu']:5.1f} s ({1e3 * r['wall'] / run['agents']:.3f}"
-                  f" ms/agent); {r['states']:,} states, {r['choices']:,} choices; phases (wall) {phases}")
+            print(f"  {method:5s} {name:>14}: {r['wall']:6.1f} / {r['cpu']:5.1f} s "
+                  f"({1e3 * r['wall'] / run['agents']:.3f} ms/agent); {r['states']:,} states, {r['choices']:,} "
+                  f"choices; phases (wall) {phases}")
         if before:
             old, new = before[method], now[method]
             same = "identical labels" if old["digest"] == new["digest"] else "LABELS DIFFER"
@@ -268,7 +270,7 @@ def pairs(text: str) -> dict[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=("engines", "bnb", "labelling", "topk", "table2", "all", "measure"))
+    parser.add_argument("part", nargs="?", choices=("engines", "bnb", "labelling", "topk", "table2", "all", "measure"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", metavar="REV", default=None,
                         help="engines, labelling: also measure the stormcf of this git revision (e.g. main)")
@@ -280,7 +282,14 @@ def main() -> None:
     parser.add_argument("--what", choices=("engines", "labelling"), help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="engines and bnb on 5 agents of n = 12: a smoke test")
     args = parser.parse_args()
+    if args.quick:
+        engines(args.seed, {12: 5}, None)
+        bnb(args.seed, {12: 5})
+        return
+    if args.part is None:
+        parser.error("name a part (engines, bnb, labelling, topk, table2, all) or give --quick")
     hidden = tuple(int(h) for h in args.hidden.split(","))
     if args.part == "measure":
         measure(args)

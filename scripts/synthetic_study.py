@@ -1,4 +1,5 @@
-"""The synthetic study of Tsirtsis et al. (NeurIPS 2021, §5) with stormcf, next to the numbers of the seed-001 notes §3.6.
+"""The synthetic study of Tsirtsis et al. (NeurIPS 2021, §5) with stormcf, next to the numbers of the seed-001 notes
+§3.6.
 
 n = 20 states, m = 10 actions, T = 20, R(s, a) = s, α in {0, .01, .05, .1, .4, .5, 1}; 10 MDPs (param seeds 1..10)
 x 50 episodes (ids 0..49) per α, generated with the authors' random draws (stormcf.explain.synthetic) and written as
@@ -7,7 +8,7 @@ PRISM files that Storm builds. Per episode: the exact counterfactual MDP, Algori
 estimator (d = 1000, as the paper) and Storm's re-check of the policy for k in {2, 5, 10}.
 
     python scripts/synthetic_study.py            # everything (about 5-10 minutes on one core)
-    python scripts/synthetic_study.py --quick    # 2 MDPs x 10 episodes per α (under a minute)
+    python scripts/synthetic_study.py --quick    # α = 0.1, 0.4: 1 MDP x 2 episodes, 20 MC samples (CI smoke test)
 """
 from __future__ import annotations
 
@@ -55,7 +56,8 @@ NOTES_DISTRIBUTION = {  # (α, k): median, p10, p90, max, fraction > 0 of the re
     (0.4, 2): (4.50, 1.72, 7.62, 12.65, 0.998), (0.4, 5): (8.02, 3.30, 12.84, 21.07, 1.000),
     (0.4, 10): (10.37, 4.07, 17.30, 28.37, 1.000), (0.1, 2): (3.27, 1.07, 6.39, 11.84, 0.976),
     (0.1, 5): (6.58, 2.49, 11.66, 22.48, 0.994), (0.1, 10): (9.12, 3.16, 15.90, 33.65, 0.994)}
-AUTHORS_SPEED = "authors' code: counterfactual MDP 62 s/episode (paper), 23-27 s on the anchor machine; maximize k=0..20: 8-15 s"
+AUTHORS_SPEED = ("authors' code: counterfactual MDP 62 s/episode (paper), 23-27 s on the anchor machine; maximize "
+                 "k=0..20: 8-15 s")
 
 
 class Models:
@@ -81,9 +83,10 @@ class Models:
         return self.built[initial]
 
 
-def run_episode(model, states, actions, estimator: str, unique: bool, storm: bool, seed: int) -> dict:
+def run_episode(model, states, actions, estimator: str, unique: bool, storm: bool, seed: int,
+                samples: int = 1000) -> dict:
     path = stormcf.ObservedPath.from_dict(model, path_dict(states, actions))
-    problem = ExplanationProblem(path, "r", k=20, k_max=20, estimator=estimator, samples=1000, seed=seed)
+    problem = ExplanationProblem(path, "r", k=20, k_max=20, estimator=estimator, samples=samples, seed=seed)
     cf = counterfactual_mdp(problem)
     policy = k_change_dp(problem, cf)
     out = {"o": problem.observed_outcome, "h": [policy.value(k) for k in range(21)],
@@ -137,13 +140,13 @@ def authors_mc_values(P: np.ndarray, states: np.ndarray, actions: np.ndarray, K:
 
 
 def study(args) -> dict:
-    seeds = range(1, 3) if args.quick else range(1, 11)
-    episodes = range(10) if args.quick else range(50)
+    seeds = range(1, 2) if args.quick else range(1, 11)
+    episodes = range(2) if args.quick else range(50)
     results: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.prism_dir) if args.prism_dir else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        for alpha in ALPHAS:
+        for alpha in (0.1, 0.4) if args.quick else ALPHAS:
             tick = time.perf_counter()
             rows = []
             for ps in seeds:
@@ -155,7 +158,8 @@ def study(args) -> dict:
                     model = models.model_for(states)
                     row = run_episode(model, states, actions, "exact", True, ep < args.storm_episodes, ep)
                     if ep < args.mc_episodes:
-                        row["mc"] = run_episode(model, states, actions, "mc", False, False, ep)
+                        row["mc"] = run_episode(model, states, actions, "mc", False, False, ep,
+                                                samples=20 if args.quick else 1000)
                     if ep < args.authors_mc_episodes and alpha in (0.1, 0.4):
                         row["authors_mc"] = authors_mc_values(P, states, actions).tolist()
                     rows.append(row)
@@ -169,7 +173,8 @@ def report(results: dict) -> None:
     print("alpha  " + "".join(f"{'k=' + str(k):>16}" for k in KS))
     for alpha, rows in results.items():
         rel = _relative(rows)
-        print(f"{alpha:<6} " + "".join(f"{rel[:, k].mean():>8.2f} |{n:>6.2f}" for k, n in zip(KS, NOTES_IMPROVEMENT[alpha])))
+        print(f"{alpha:<6} " + "".join(f"{rel[:, k].mean():>8.2f} |{n:>6.2f}"
+                                       for k, n in zip(KS, NOTES_IMPROVEMENT[alpha])))
     print("\nMean o(τ) and mean h(s0,T,k): stormcf exact | notes")
     print("alpha  " + f"{'o(τ)':>17}" + "".join(f"{'k=' + str(k):>19}" for k in KS))
     for alpha, rows in results.items():
@@ -203,7 +208,8 @@ def _report_mc_and_storm(results: dict) -> None:
         pairs = [(np.array(r["mc"]["h"]), np.array(r["h"])) for r in rows if "mc" in r]
         if pairs:
             d = np.array([a - b for a, b in pairs])
-            print(f"  α = {alpha:<5} ({len(pairs)} episodes): k=2 {d[:, 2].mean():+.3f} (max {np.abs(d[:, 2]).max():.3f})"
+            print(f"  α = {alpha:<5} ({len(pairs)} episodes): k=2 {d[:, 2].mean():+.3f} "
+                  f"(max {np.abs(d[:, 2]).max():.3f})"
                   f"   k=10 {d[:, 10].mean():+.3f} (max {np.abs(d[:, 10]).max():.3f})"
                   f"   k=20 {d[:, 20].mean():+.3f} (max {np.abs(d[:, 20]).max():.3f})")
     for alpha, rows in results.items():
@@ -211,7 +217,8 @@ def _report_mc_and_storm(results: dict) -> None:
         if pairs:
             d = np.array([a - b for a, b in pairs])
             print(f"  authors' estimator replayed (shared samples, seeds 1..1000 at every step), α = {alpha} "
-                  f"({len(pairs)} episodes): h_authors - h_exact: k=2 {d[:, 2].mean():+.3f}  k=10 {d[:, 10].mean():+.3f}"
+                  f"({len(pairs)} episodes): h_authors - h_exact: k=2 {d[:, 2].mean():+.3f}  "
+                  f"k=10 {d[:, 10].mean():+.3f}"
                   f"  k=20 {d[:, 20].mean():+.3f}")
     gaps = [abs(v - r["h"][int(k)]) / max(1.0, abs(r["h"][int(k)]))
             for rows in results.values() for r in rows for k, v in r.get("storm", {}).items()]
@@ -238,7 +245,8 @@ def _report_speed(results: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="2 MDPs x 10 episodes per α")
+    parser.add_argument("--quick", action="store_true", help="α = 0.1 and 0.4 only, 1 MDP x 2 episodes, 20 Monte "
+                        "Carlo samples: a smoke test in seconds")
     parser.add_argument("--mc-episodes", type=int, default=1,
                         help="episodes per MDP that also run the Monte Carlo estimator (default 1)")
     parser.add_argument("--storm-episodes", type=int, default=1,

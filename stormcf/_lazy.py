@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Sequence
+from functools import cached_property
 from typing import Any, Callable, Mapping
 
 
@@ -31,3 +33,26 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
         return sorted(set(vars(sys.modules[package])) | set(exports))
 
     return __getattr__, __dir__
+
+
+class LazyChoices(Sequence):
+    """The choices of a command-line option that live in an analysis module (``stormcf.setcover.engines.METHODS``),
+    imported when the option is used or its command's help is shown, not when the parser is built. Give the option
+    a ``metavar`` (argparse formats the choices of an option without one when it is added), and write
+    ``%(choices)s`` in its help to list them."""
+
+    def __init__(self, module: str, name: str, before: tuple = ()) -> None:
+        self.module, self.name, self.before = module, name, before
+
+    @cached_property
+    def _values(self) -> tuple:
+        return self.before + tuple(getattr(importlib.import_module(self.module), self.name))
+
+    def __getitem__(self, index):
+        return self._values[index]
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._values

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..counterfactual_mdp.gumbel import ESTIMATORS
+from .._lazy import LazyChoices
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
                      positive_int, run_on_paths)
 
@@ -25,8 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="change budget: at most k actions differ from the path")
     p.add_argument("--k-max", type=non_negative_int, default=None,
                    help="also report the best expected outcome for every budget k' <= K (default: k)")
-    p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
-                   help="counterfactual probabilities: exact closed form (default) or Monte Carlo as in the paper")
+    p.add_argument("--estimator", choices=LazyChoices("stormcf.counterfactual_mdp.gumbel", "ESTIMATORS"),
+                   default="exact", metavar="ESTIMATOR",
+                   help="counterfactual probabilities: exact (closed form, default) or mc (Monte Carlo as in the "
+                        "paper)")
     p.add_argument("--mc-samples", type=positive_int, default=1000, metavar="D",
                    help="posterior samples per step for --estimator mc (default 1000)")
     p.add_argument("--explanations", type=non_negative_int, default=1000, metavar="N",

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..counterfactual_mdp.gumbel import ESTIMATORS
-from ..icfmdp.bounds import ASSUMPTIONS
-from ..icfmdp.problem import BOUNDS_METHODS
+from .._lazy import LazyChoices
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, non_negative_int,
                      positive_int, run_on_paths)
 
@@ -22,14 +20,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reward", "-r", default=None, metavar="NAME",
                    help="PRISM reward model (state and state-action rewards; default: the only one)")
     p.add_argument("--minimize", action="store_true", help="the reward is a cost: the policy minimizes it")
-    p.add_argument("--assumptions", choices=ASSUMPTIONS, default="cs+m",
+    p.add_argument("--assumptions", choices=LazyChoices("stormcf.icfmdp.bounds", "ASSUMPTIONS"), default="cs+m",
+                   metavar="ASSUMPTIONS",
                    help="cs+m: counterfactual stability and monotonicity (default); cs: stability only; none")
-    p.add_argument("--bounds", choices=BOUNDS_METHODS, default="closed",
-                   help="closed-form bounds (default) or one exact LP per transition (small models)")
+    p.add_argument("--bounds", choices=LazyChoices("stormcf.icfmdp.problem", "BOUNDS_METHODS"), default="closed",
+                   metavar="BOUNDS", help="closed: closed-form bounds (default); lp: one exact LP per transition "
+                                          "(small models)")
     p.add_argument("--optimistic", action="store_true", help="also the optimistic (best-case) policy")
     p.add_argument("--baseline", choices=("gumbel",), default=None, help="also the Gumbel-max SCM policy")
-    p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
-                   help="Gumbel-max probabilities of the baseline: exact closed form (default) or Monte Carlo")
+    p.add_argument("--estimator", choices=LazyChoices("stormcf.counterfactual_mdp.gumbel", "ESTIMATORS"),
+                   default="exact", metavar="ESTIMATOR",
+                   help="Gumbel-max probabilities of the baseline: exact (closed form, default) or mc (Monte Carlo)")
     p.add_argument("--mc-samples", type=positive_int, metavar="N", default=10_000,
                    help="posterior samples per (t, s, a) for --estimator mc (default 10000)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the Monte Carlo baseline (default 0)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import LearnError
-from ..learn.problem import LEARNERS
+from .._lazy import LazyChoices
 from .common import add_json_argument, add_output_argument, emit
 
 
@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a reward model with a cost per action (repeatable); \"steps\" is always written")
     p.add_argument("--laplace", type=float, default=0.0, metavar="L",
                    help="Laplace smoothing of the strategy: pseudo-count L per enabled action (default 0)")
-    p.add_argument("--learner", choices=LEARNERS, default="stormcf",
+    p.add_argument("--learner", choices=LazyChoices("stormcf.learn.problem", "LEARNERS"), default="stormcf",
+                   metavar="LEARNER",
                    help="stormcf's IOAlergia (default) or AALpy's (the same automaton, far slower)")
     p.add_argument("--prop", "-p", action="append", default=[], metavar="PCTL",
                    help="a property Storm checks under the users' strategy (repeatable)")

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import OptionError, RecourseError
-from ..recourse.datasets import DATASETS
-from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
+from .._lazy import LazyChoices
 from .common import (add_batch_arguments, add_json_argument, add_model_arguments, add_plot_argument, batch_exit_code,
                      emit, model_from_args, non_negative_int, positive_int, require_single, run_batch_command)
 
@@ -22,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     prism.add_argument("--threshold", type=float, default=1.0, metavar="THETA",
                        help="P(accept) a plan needs on stochastic models (default 1)")
     data = p.add_argument_group("data sets of the paper")
-    data.add_argument("--dataset", choices=DATASETS, help="Adult or German credit (shipped, UCI, CC BY 4.0)")
+    data.add_argument("--dataset", choices=LazyChoices("stormcf.recourse.datasets", "DATASETS"), metavar="DATASET",
+                      help="%(choices)s: Adult or German credit (shipped, UCI, CC BY 4.0)")
     data.add_argument("--instance", type=non_negative_int, default=0, metavar="I",
                       help="the I-th rejected training row in the seeded order (default 0)")
     data.add_argument("--instances", metavar="FILE.jsonl", help='a batch: one instance per line, I or '
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     data.add_argument("--authors-rounding", action="store_true",
                       help="the authors' roundings (states 3, efforts 4, Gower 2 decimals, changes >= 0.1)")
     ga = p.add_argument_group("BRKGA (defaults: the paper's)")
-    ga.add_argument("--objectives", default=",".join(OBJECTIVES), metavar="LIST",
+    ga.add_argument("--objectives", default=None, metavar="LIST",
                     help="cost,gower,freq or a subset with cost (default all)")
     ga.add_argument("--seed", type=non_negative_int, default=1, help="seed of the GA (default 1)")
     ga.add_argument("--generations", type=positive_int, default=150, metavar="G",
@@ -56,8 +56,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _dataset(args: argparse.Namespace):
     from ..batch import RecourseData
-    return RecourseData(args.dataset, discounted=not args.scf, objectives=args.objectives,
+    from ..recourse.problem import AUTHORS_ROUNDING, Rounding
+    return RecourseData(args.dataset, discounted=not args.scf, objectives=_objectives(args),
                         rounding=AUTHORS_ROUNDING if args.authors_rounding else Rounding(), grid=args.grid)
+
+
+def _objectives(args: argparse.Namespace) -> str:
+    from ..recourse.problem import OBJECTIVES
+    return args.objectives if args.objectives is not None else ",".join(OBJECTIVES)
 
 
 def _problem(args: argparse.Namespace):
@@ -68,7 +74,8 @@ def _problem(args: argparse.Namespace):
     if args.target is None or args.cost is None:
         raise RecourseError(f"{args.model}: the PRISM front needs --target LABEL and --cost REWARD")
     from ..recourse import PrismRecourse
-    return PrismRecourse(model_from_args(args), args.target, args.cost, args.effort, args.objectives, args.threshold)
+    return PrismRecourse(model_from_args(args), args.target, args.cost, args.effort, _objectives(args),
+                         args.threshold)
 
 
 def run(args: argparse.Namespace) -> int:

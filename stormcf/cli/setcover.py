@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import StateError
-from ..setcover.engines import DEFAULT_METHOD, METHODS
+from .._lazy import LazyChoices
 from .common import add_batch_arguments, add_json_argument, batch_exit_code, emit, require_single, run_batch_command
 
 
@@ -20,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         '{"agent": [...], "group": "g"}')
     p.add_argument("--group", default=None, help="the agent's group (its available actions; in a batch: of the "
                                                  "agents whose line names none)")
-    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+    p.add_argument("--method", choices=LazyChoices("stormcf.setcover.engines", "METHODS"), default=None,
+                   metavar="METHOD",
                    help="bnb (branch and bound, default), dp, milp (HiGHS), storm (Rmin on the projected MDP), "
                         "bruteforce, greedy")
     add_json_argument(p)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..setcover.engines import EXACT
+from .._lazy import LazyChoices
 from .common import add_json_argument, emit, positive_int
 
 
@@ -14,8 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("data", metavar="DATA.npz", help="labelled agents (e.g. GEN.test.npz from setcover-learn)")
     p.add_argument("--top-k", type=positive_int, default=1,
                    help="mc/knn: cheapest valid of the k best CFEs (default 1)")
-    p.add_argument("--certify", choices=("lp",) + EXACT, default=None,
-                   help="bound the optimality gap of every answer: LP relaxation or an exact engine")
+    p.add_argument("--certify", choices=LazyChoices("stormcf.setcover.engines", "EXACT", ("lp",)), default=None,
+                   metavar="ENGINE", help="bound the optimality gap of every answer: the LP relaxation or an exact "
+                                          "engine (%(choices)s)")
     add_json_argument(p)
     p.set_defaults(run=run)
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..setcover.data import COST_MODES, THRESHOLDS
-from ..setcover.family import FAMILY_METHODS
-from ..setcover.learn import GENERATORS
+from .._lazy import LazyChoices
 from .common import add_json_argument, add_output_argument, emit, non_negative_int, positive_int
 
 
@@ -20,9 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="agents drawn before de-duplication (default 100000)")
     d.add_argument("--p-f", type=float, default=0.68, help="feature probability (default 0.68)")
     d.add_argument("--p-a", type=float, default=0.5, help="effect probability (default 0.5)")
-    d.add_argument("--costs", choices=COST_MODES, default="real", help="coordinate costs (default real: U(0, n))")
-    d.add_argument("--classifier", choices=THRESHOLDS, default="ones", help="thresholds (default ones)")
-    d.add_argument("--method", choices=FAMILY_METHODS + ("milp",), default="storm", help="labelling engine")
+    d.add_argument("--costs", choices=LazyChoices("stormcf.setcover.data", "COST_MODES"), default="real",
+                   metavar="COSTS", help="coordinate costs: %(choices)s (default real: U(0, n))")
+    d.add_argument("--classifier", choices=LazyChoices("stormcf.setcover.data", "THRESHOLDS"), default="ones",
+                   metavar="THRESHOLDS", help="thresholds: %(choices)s (default ones)")
+    d.add_argument("--method", choices=LazyChoices("stormcf.setcover.family", "FAMILY_METHODS", ("milp",)),
+                   default="storm", metavar="ENGINE", help="labelling engine: %(choices)s (default storm)")
     d.add_argument("--max-size", type=positive_int, default=3, help="drop CFEs with more actions (default 3)")
     d.add_argument("--seed", type=non_negative_int, default=0)
     add_output_argument(d, "--instance-out", metavar="INSTANCE.json", default=None, help="also write the instance")
@@ -31,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("setcover-learn", help="train a learned CFE generator (mc, na, fa, knn) on a labelled data set")
     p.add_argument("data", metavar="DATA.npz", help="labelled data set from setcover-data")
-    p.add_argument("--generator", choices=GENERATORS, default="mc", help="mc (default), na, fa, knn")
+    p.add_argument("--generator", choices=LazyChoices("stormcf.setcover.learn", "GENERATORS"), default="mc",
+                   metavar="GENERATOR", help="mc (default), na, fa, knn")
     add_output_argument(p, "--out", required=True, metavar="GEN.npz",
                         help="the trained generator (weights, classes); the held-out agents go beside it")
     p.add_argument("--hidden", default="256,256", help="hidden layer widths (default 256,256)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..counterfactual.solve import SOLVERS
+from .._lazy import LazyChoices
 from ..deadline import Deadline
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     control.add_argument("--controllable-actions", metavar="A,B", help="only these PRISM actions may change")
     control.add_argument("--controllable-states", metavar="EXPR",
                          help="only states satisfying this label or PRISM expression may change")
-    p.add_argument("--solver", choices=SOLVERS, default="auto",
+    p.add_argument("--solver", choices=LazyChoices("stormcf.counterfactual.solve", "SOLVERS"), default="auto",
+                   metavar="SOLVER",
                    help="auto (exact special cases, else Gurobi, else SCIP), gurobi, scip, highs")
     p.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS",
                    help="for the whole command: loading, Storm's pre-analysis and checks, every solve (default 600); "
