@@ -32,6 +32,12 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
     def __dir__() -> list[str]:
         return sorted(set(vars(sys.modules[package])) | set(exports))
 
+    # A name that is also its submodule's name (recourse.brkga, the function of recourse/brkga.py) is set now: once
+    # the submodule is imported by any route, the import system sets the package's attribute to the module, and a
+    # lazy name would never be looked up again.
+    for name, module in exports.items():
+        if module == f".{name}":
+            setattr(sys.modules[package], name, getattr(importlib.import_module(module, package), name))
     return __getattr__, __dir__
 
 

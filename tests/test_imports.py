@@ -57,3 +57,11 @@ def test_lazy_choices_load_when_used():
     assert "bnb" in methods and methods[0] == "lp" and list(methods)[1:] == list(
         importlib.import_module("stormcf.setcover.engines").METHODS)
     assert "nothing" not in methods and len(methods) == len(list(methods))
+
+
+def test_a_name_that_is_also_its_submodule_stays_the_name():
+    """stormcf.recourse exports the function brkga of stormcf/recourse/brkga.py: importing that submodule first (by
+    any route) must not leave the module under the name."""
+    code = ("from stormcf.recourse.brkga import dominates\nfrom stormcf.recourse import BRKGASettings, brkga\n"
+            "import stormcf.recourse\nassert callable(brkga) and stormcf.recourse.brkga is brkga, brkga")
+    subprocess.run([sys.executable, "-c", code], check=True)
