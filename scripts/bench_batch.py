@@ -20,6 +20,7 @@ processes).
 
     python scripts/bench_batch.py                        # 1000 paths, W = 2
     python scripts/bench_batch.py --paths 200 --workers 2
+    python scripts/bench_batch.py --paths 400 --rounds 1 --tasks icfmdp
     python scripts/bench_batch.py --quick                # icfmdp, 6 paths, no Dask (seconds; the CI smoke test)
 
 Timings are taken on whatever else the machine runs: compare the rates and CPU seconds of one run.
@@ -80,6 +81,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="loky workers and Dask worker processes (default 2)")
     ap.add_argument("--rounds", type=int, default=5, help="the paths are split into this many rounds; each round runs "
                     "every mode, in rotating order, so that the load of other jobs hits every mode alike (default 5)")
+    ap.add_argument("--tasks", nargs="+", choices=("icfmdp", "explain-path"), default=["icfmdp", "explain-path"])
     ap.add_argument("--quick", action="store_true", help="icfmdp on 6 paths of 5 steps, 1 round, no Dask: a smoke test")
     ap.add_argument("--part", nargs=4, metavar=("FILE", "TASK", "K", "W"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -104,7 +106,7 @@ def main() -> None:
                                                            processes=True, dashboard_address=None, silence_logs=40))
                 stack.enter_context(Client(cluster))
             for name, task in tasks(args.quick).items():
-                if args.quick and name != "icfmdp":
+                if name not in (["icfmdp"] if args.quick else args.tasks):
                     continue
                 seconds = dict.fromkeys(modes, 0.0)
                 cpu = dict.fromkeys(modes, 0.0)

@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import cProfile
 import io
 import json
-import pstats
 import resource
 import subprocess
 import sys
@@ -33,10 +31,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from process_mdp import process_mdp  # noqa: E402
-
-#: CPU phases: phase -> the functions whose cumulative time it is
-PHASES = {"Storm parse": ("parse_prism_program",), "Storm build": ("build_model",), "load": ("load_model",)}
-
 
 def cpu_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -75,22 +69,46 @@ def argv(folder: Path, bound: str) -> list[str]:
             "--json", str(folder / "out.json")]
 
 
+@contextlib.contextmanager
+def cpu_timers(targets: dict[str, tuple[object, str]]):
+    """CPU seconds spent in each of the functions ``targets`` (phase -> (owner, attribute)), wrapped meanwhile."""
+    spent = dict.fromkeys(targets, 0.0)
+    originals = {phase: getattr(owner, name) for phase, (owner, name) in targets.items()}
+
+    def timed(phase, function):
+        def run(*args, **kwargs):
+            start = cpu_seconds()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[phase] += cpu_seconds() - start
+        return run
+    for phase, (owner, name) in targets.items():
+        setattr(owner, name, timed(phase, originals[phase]))
+    try:
+        yield spent
+    finally:
+        for phase, (owner, name) in targets.items():
+            setattr(owner, name, originals[phase])
+
+
 def command(folder: Path, bound: str) -> dict:
-    """``stormcf strategy`` in this (fresh) process, profiled with a CPU clock, after a run of the same command on a
-    50-state model (the imports, not profiled: ``import stormcf.cli`` imports an analysis when it first runs)."""
+    """``stormcf strategy`` in this (fresh) process with CPU timers around Storm's parsing and building and the
+    whole loading, after a run of the same command on a 50-state model (its imports are not counted:
+    ``import stormcf.cli`` imports an analysis when it first runs)."""
+    import stormpy
+    from stormcf.batch import ModelFile
     from stormcf.cli import main
     warm = folder / "warm-up"
     warm.mkdir()
     with contextlib.redirect_stdout(io.StringIO()):
         main(argv(warm, prepare(warm, 50)))
-    profile = cProfile.Profile(cpu_seconds)
+    targets = {"Storm parse": (stormpy, "parse_prism_program"), "Storm build": (stormpy, "build_model"),
+               "load": (ModelFile, "load")}
     tick, cpu = time.perf_counter(), cpu_seconds()
-    with contextlib.redirect_stdout(io.StringIO()):
-        code = profile.runcall(main, argv(folder, bound))
+    with contextlib.redirect_stdout(io.StringIO()), cpu_timers(targets) as phases:
+        code = main(argv(folder, bound))
     wall, cpu = time.perf_counter() - tick, cpu_seconds() - cpu
-    stats = pstats.Stats(profile).stats
-    phases = {phase: sum(row[3] for (_, _, function), row in stats.items() if function in names)
-              for phase, names in PHASES.items()}
     document = json.loads((folder / "out.json").read_text())
     return {"code": code, "wall": wall, "cpu": cpu, "phases": phases, "status": document["status"],
             "model": document["model"]}
