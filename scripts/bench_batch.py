@@ -12,14 +12,23 @@ items split over W independent serial Python processes started at once: what thi
 (on a machine shared with other jobs, often much less than W times one). The documents of the parallel runs must
 equal the serial ones item by item (wall-clock times aside); the script says so.
 
+Besides wall-clock rates, the script counts the CPU seconds of every mode's whole process tree (this process, the
+loky workers, the Dask scheduler, nannies and workers, the control's processes): on a machine shared with other
+jobs, CPU seconds per item say how much work a mode adds, where wall-clock rates mostly say how busy the machine
+was. The efficiency of a parallel mode is the control's CPU seconds over its own (1.0: as lean as independent
+processes).
+
     python scripts/bench_batch.py                        # 1000 paths, W = 2
     python scripts/bench_batch.py --paths 200 --workers 2
+    python scripts/bench_batch.py --paths 400 --rounds 1 --tasks icfmdp
+    python scripts/bench_batch.py --quick                # icfmdp, 6 paths, no Dask (seconds; the CI smoke test)
 
-Timings are wall clock on whatever else the machine runs: compare the rates, measured side by side in one run.
+Timings are taken on whatever else the machine runs: compare the rates and CPU seconds of one run.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import subprocess
@@ -50,6 +59,17 @@ def write_paths(file: Path, n: int, steps: int) -> None:
             f.write(json.dumps({**path, "id": f"patient-{seed}"}) + "\n")
 
 
+def tree_cpu() -> float:
+    """CPU seconds of this process and all its descendants, living or reaped."""
+    import psutil
+    total = 0.0
+    for process in [psutil.Process()] + psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            t = process.cpu_times()
+            total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
 def digests(outcomes) -> list[str]:
     """One digest per item of its document without wall-clock times (to compare runs item by item)."""
     return [hashlib.sha256(json.dumps(without_times(o.document), sort_keys=True).encode()).hexdigest()
@@ -63,55 +83,69 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="loky workers and Dask worker processes (default 2)")
     ap.add_argument("--rounds", type=int, default=5, help="the paths are split into this many rounds; each round runs "
                     "every mode, in rotating order, so that the load of other jobs hits every mode alike (default 5)")
+    ap.add_argument("--tasks", nargs="+", choices=("icfmdp", "explain-path"), default=["icfmdp", "explain-path"])
+    ap.add_argument("--quick", action="store_true", help="icfmdp on 6 paths of 5 steps, 1 round, no Dask: a smoke test")
     ap.add_argument("--part", nargs=4, metavar=("FILE", "TASK", "K", "W"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.quick:
+        args.paths, args.steps, args.rounds = 6, 5, 1
     if args.part:
         file, name, k, w = args.part
-        print(json.dumps(digests(run_batch(ModelFile(SEPSIS), TASKS[name], read_jsonl(file)[int(k)::int(w)], 1))))
+        part = read_jsonl(file)[int(k)::int(w)]
+        print(json.dumps(digests(run_batch(ModelFile(SEPSIS), tasks(args.quick)[name], part, 1))))
         return
-    from distributed import Client, LocalCluster
-
-    tasks = TASKS
-    modes = ("serial", "loky", "dask", "processes")
+    modes = ("serial", "loky", "processes") if args.quick else ("serial", "loky", "dask", "processes")
     with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
         file = Path(tmp) / "paths.jsonl"
         write_paths(file, args.paths, args.steps)
         items = read_jsonl(str(file), PathError)
         source = ModelFile(SEPSIS)
         rows = []
-        with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=40) as cluster, Client(cluster):
-            for name, task in tasks.items():
+        with contextlib.ExitStack() as stack:
+            if "dask" in modes:
+                from distributed import Client, LocalCluster
+                cluster = stack.enter_context(LocalCluster(n_workers=args.workers, threads_per_worker=1,
+                                                           processes=True, dashboard_address=None, silence_logs=40))
+                stack.enter_context(Client(cluster))
+            for name, task in tasks(args.quick).items():
+                if name not in (["icfmdp"] if args.quick else args.tasks):
+                    continue
                 seconds = dict.fromkeys(modes, 0.0)
+                cpu = dict.fromkeys(modes, 0.0)
                 results: dict[str, list[str]] = {mode: [] for mode in modes}
                 for r in range(args.rounds):
                     part = items[r::args.rounds]
                     for mode in modes[r % len(modes):] + modes[:r % len(modes)]:
-                        tick = time.perf_counter()
+                        tick, used = time.perf_counter(), tree_cpu()
                         if mode == "processes":
-                            results[mode] += independent_processes(Path(tmp), part, name, args.workers)
+                            results[mode] += independent_processes(Path(tmp), part, name, args.workers, args.quick)
                         else:
                             results[mode] += digests(RUNS[mode](source, task, part, args.workers))
                         seconds[mode] += time.perf_counter() - tick
-                same = {mode: results[mode] == results["serial"] for mode in ("loky", "dask")}
-                rows.append((name, seconds, same))
-                print(f"  {name}: " + ", ".join(f"{m} {seconds[m]:.1f} s" for m in modes), flush=True)
+                        cpu[mode] += tree_cpu() - used
+                same = {mode: results[mode] == results["serial"] for mode in modes if mode in ("loky", "dask")}
+                rows.append((name, seconds, cpu, same))
+                print(f"  {name}: " + ", ".join(f"{m} {seconds[m]:.1f} s ({cpu[m]:.1f} s CPU)" for m in modes),
+                      flush=True)
     n = args.paths
+    parallel = [mode for mode in modes if mode in ("loky", "dask")]
     print(f"\n{n} Sepsis paths of {args.steps} steps, in {args.rounds} interleaved rounds; {args.workers} loky "
           f"workers / {args.workers} Dask worker processes (1 thread each); {stormcf.storm.storm_version()}\n")
-    print(f"| command | serial | loky, --workers {args.workers} | Dask LocalCluster, {args.workers} workers | "
-          f"{args.workers} independent serial processes (the machine's ceiling) | loky / serial | Dask / serial | "
-          f"processes / serial | identical to serial (loky, Dask) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for name, t, same in rows:
-        rate = lambda mode: f"{n / t[mode]:.2f} items/s ({t[mode]:.0f} s)"            # noqa: E731
-        print(f"| {name} | {rate('serial')} | {rate('loky')} | {rate('dask')} | {rate('processes')} | "
-              f"{t['serial'] / t['loky']:.2f}x | {t['serial'] / t['dask']:.2f}x | {t['serial'] / t['processes']:.2f}x "
-              f"| {same['loky']}, {same['dask']} |")
+    names = {"serial": "serial", "loky": f"loky, --workers {args.workers}",
+             "dask": f"Dask LocalCluster, {args.workers} workers",
+             "processes": f"control: {args.workers} independent serial processes"}
+    print("| command | " + " | ".join(f"{names[m]}: items/s (CPU s)" for m in modes) + " | "
+          + " | ".join(f"{m} / control: rate, CPU efficiency" for m in parallel) + " | identical to serial |")
+    print("|---|" + "---|" * (len(modes) + len(parallel) + 1))
+    for name, t, cpu, same in rows:
+        cells = [f"{n / t[mode]:.2f} ({cpu[mode]:.1f})" for mode in modes]
+        ratios = [f"{t['processes'] / t[mode]:.0%}, {cpu['processes'] / cpu[mode]:.0%}" for mode in parallel]
+        print(f"| {name} | " + " | ".join(cells + ratios) + " | " + ", ".join(str(same[m]) for m in parallel) + " |")
 
 
-TASKS = {"icfmdp": IntervalCounterfactualMDP(reward="r"),
-         "explain-path": PathExplanation(reward_model="r", k=2, explanations=1000)}
+def tasks(quick: bool = False) -> dict:
+    return {"icfmdp": IntervalCounterfactualMDP(reward="r"),
+            "explain-path": PathExplanation(reward_model="r", k=2, explanations=20 if quick else 1000)}
 
 
 def dask_run(source, task, items, workers):
@@ -124,13 +158,14 @@ RUNS = {"serial": lambda source, task, items, workers: run_batch(source, task, i
         "dask": dask_run}
 
 
-def independent_processes(folder: Path, items, name: str, workers: int) -> list[str]:
+def independent_processes(folder: Path, items, name: str, workers: int, quick: bool) -> list[str]:
     """The control: the items split over ``workers`` separate serial Python processes started at once (each imports
     stormcf and builds the model), i.e. what the machine gives to that many processes without any batch machinery."""
     file = folder / "part.jsonl"
     file.write_text("".join(json.dumps(item.data) + "\n" for item in items))
-    children = [subprocess.Popen([sys.executable, __file__, "--part", str(file), name, str(k), str(workers)],
-                                 stdout=subprocess.PIPE, text=True) for k in range(workers)]
+    argv = [sys.executable, __file__] + (["--quick"] if quick else [])
+    children = [subprocess.Popen(argv + ["--part", str(file), name, str(k), str(workers)], stdout=subprocess.PIPE,
+                                 text=True) for k in range(workers)]
     parts = [json.loads(child.communicate()[0]) for child in children]
     return [parts[i % workers][i // workers] for i in range(len(items))]
 

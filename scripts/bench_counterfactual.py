@@ -18,6 +18,7 @@ claimed optimum, or a claimed lower bound above a valid strategy, is reported as
     python scripts/bench_counterfactual.py                               # process models 5.7k-30k states
     python scripts/bench_counterfactual.py --models process5700 --strategies 2 --direct-limit 60
     python scripts/bench_counterfactual.py --models zeroconf,consensus4,resource-gathering
+    python scripts/bench_counterfactual.py --quick          # the loan model, γ = 0.2, 10 s limits (the CI smoke test)
 
 Models: ``process<N>`` (scripts/process_mdp.py, seed 1, bad outcome "negative"), ``loan``, and stormpy's ``coin``
 (coin2-2.nm, bad: finished and not agreed), ``slipgrid`` (bad: "goal"), ``firewire`` (delay=3, bad: "elected"),
@@ -149,7 +150,11 @@ def main() -> None:
     ap.add_argument("--d0-limit", type=float, default=300.0)
     ap.add_argument("--mixed-limit", type=float, default=120.0)
     ap.add_argument("--direct-limit", type=float, default=120.0, help="the paper's direct encoding (0: skip)")
+    ap.add_argument("--quick", action="store_true", help="the loan model, γ = 0.2, 10 s limits: a smoke test")
     args = ap.parse_args()
+    if args.quick:
+        args.models, args.gammas = "loan", "0.2"
+        args.dinf_limit = args.d0_limit = args.mixed_limit = args.direct_limit = 10.0
     limits = {"d∞": args.dinf_limit, "d0": args.d0_limit, "mixed": args.mixed_limit}
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; one solver thread")
     print(f"{'model':18s} {'states':>7s} {'trans':>7s} {'σ':>2s} {'γ':>6s} {'method':7s} {'status':24s} {'time':>7s} "

@@ -10,6 +10,7 @@ runs.
 
     python scripts/bench_explain.py                    # N = 316, T = 50, k = 5, k_max = 10
     python scripts/bench_explain.py --T 200 --k 10
+    python scripts/bench_explain.py --quick            # N = 20, T = 5, k = 1 (seconds; the CI smoke test)
 """
 from __future__ import annotations
 
@@ -36,7 +37,10 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--k-max", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="N = 20, T = 5, k = 1, k_max = 2: a smoke test in seconds")
     args = ap.parse_args()
+    if args.quick:
+        args.N, args.T, args.k, args.k_max = 20, 5, 1, 2
     with tempfile.TemporaryDirectory() as tmp:
         file = Path(tmp) / "grid_progress.prism"
         file.write_text(GRID_WITH_PROGRESS)

@@ -6,6 +6,7 @@ the ratio loop/UMB. Usage:
 
     python scripts/bench_extraction.py                 # grid.prism with N=316 (99,856 states, 1.19M transitions)
     python scripts/bench_extraction.py --firewire 36   # Storm's firewire.nm with delay=36 (212,268 states)
+    python scripts/bench_extraction.py --quick         # N=20 (seconds; the CI smoke test)
 """
 from __future__ import annotations
 
@@ -28,7 +29,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--grid", type=int, default=316, help="N of grid.prism")
     ap.add_argument("--firewire", type=int, default=None, metavar="DELAY", help="use firewire.nm with this delay")
+    ap.add_argument("--quick", action="store_true", help="grid N=20: a smoke test in seconds")
     args = ap.parse_args()
+    if args.quick:
+        args.grid, args.firewire = 20, None
     if args.firewire is not None:
         path, constants = stormpy_example("mdp", "firewire.nm"), f"delay={args.firewire},fast=0.5"
     else:
@@ -39,10 +43,11 @@ def main() -> None:
     umb, t_umb = _time(extract._arrays_by_umb, handle.model)
     loop, t_loop = _time(extract._arrays_by_iteration, handle.model)
     _, t_model = _time(extract._explicit_model, build, umb, path.name, "valuation")
-    assert (umb["transitions"] != loop["transitions"]).nnz == 0 and np.array_equal(umb["row_groups"], loop["row_groups"])
+    assert (umb["transitions"] != loop["transitions"]).nnz == 0
+    assert np.array_equal(umb["row_groups"], loop["row_groups"])
     m = handle.model
     print(f"{path.name} ({constants}): {m.nr_states} states, {m.nr_choices} choices, {m.nr_transitions} transitions")
-    print(f"{'Storm build (build_full)':32s} {t_build:8.3f} s")
+    print(f"{'Storm build':32s} {t_build:8.3f} s")
     print(f"{'stormcf extraction (UMB)':32s} {t_umb:8.3f} s   + valuations/model {t_model:.3f} s")
     print(f"{'per-entry loop extraction':32s} {t_loop:8.3f} s")
     print(f"{'ratio loop / UMB':32s} {t_loop / t_umb:8.1f} x   (identical arrays: yes)")

@@ -1,6 +1,8 @@
 """Speed of the interval counterfactual MDP pipeline, with ratios side by side (a benchmark, not a test).
 
     python scripts/bench_icfmdp.py [--reference-instances DIR] [--reference-steps 10] [--mc-rows 500] [--grid 316]
+    python scripts/bench_icfmdp.py --quick       # 1 reference step on 2% of the transitions, 5 Monte Carlo rows,
+                                                 # grid N = 20, no repeats (the CI smoke test)
 
 1. Bounds on Sepsis with the authors' 10-step path, for every transition at every step (``layers="all"``, what the
    authors compute): stormcf's vectorised closed forms in the default summation order of the sums in H (ascending
@@ -43,10 +45,14 @@ SEPSIS_PATH = "lally_sepsis_repo_suboptimal.npz"
 SEPSIS_SAMPLED = "lally_sepsis_sampled_seed0.npz"
 
 
-def median_time(run: Callable[[], object], repeats: int = 5) -> tuple[float, object]:
-    """Median wall-clock seconds of ``repeats`` runs, and the last run's result."""
+#: runs per timing (median); 1 with --quick
+REPEATS = 5
+
+
+def median_time(run: Callable[[], object]) -> tuple[float, object]:
+    """Median wall-clock seconds of :data:`REPEATS` runs, and the last run's result."""
     times = []
-    for _ in range(repeats):
+    for _ in range(REPEATS):
         start = time.perf_counter()
         out = run()
         times.append(time.perf_counter() - start)
@@ -124,7 +130,8 @@ class PerTransitionBounds:
         return lb, ub
 
 
-def bench_bounds(folder: Path, steps: int) -> None:
+def bench_bounds(folder: Path, steps: int, share: float = 1.0) -> None:
+    """Section 1; the per-transition reference runs on the first ``share`` of the transitions (time extrapolated)."""
     d, model, path = sepsis(folder, SEPSIS_PATH)
     ascending, ic = median_time(lambda: interval_cfmdp(path, layers="all"))
     authors, ic_authors = median_time(lambda: interval_cfmdp(path, layers="all", summation="authors"))
@@ -132,15 +139,17 @@ def bench_bounds(folder: Path, steps: int) -> None:
     lower, upper = ic.aligned()
     lower_a, upper_a = ic_authors.aligned()
     transitions = [tuple(x) for x in d["trans_idx"]]
+    m = max(1, int(share * len(transitions)))
     start = time.perf_counter()
     identical, deviation = True, 0.0
     for t in range(steps):
         s_t, k, a_t = (int(x) for x in d["path"][t][:3])
-        lb, ub = PerTransitionBounds(d["P"], s_t, a_t, k).all(transitions)
-        identical &= np.array_equal(lb, lower_a[t]) and np.array_equal(ub, upper_a[t])
-        deviation = max(deviation, np.abs(lb - lower[t]).max(), np.abs(ub - upper[t]).max())
-    ref = (time.perf_counter() - start) * path.T / steps
-    extrapolated = f" (extrapolated from {steps} steps)" if steps < path.T else ""
+        lb, ub = PerTransitionBounds(d["P"], s_t, a_t, k).all(transitions[:m])
+        identical &= np.array_equal(lb, lower_a[t][:m]) and np.array_equal(ub, upper_a[t][:m])
+        deviation = max(deviation, np.abs(lb - lower[t][:m]).max(), np.abs(ub - upper[t][:m]).max())
+    ref = (time.perf_counter() - start) * path.T / steps * len(transitions) / m
+    extrapolated = f" (extrapolated from {steps} steps, {m} transitions)" if steps < path.T or m < len(transitions) \
+        else ""
     print(f"1. Sepsis bounds, 10-step path, all {len(transitions)} transitions at every step "
           f"(layers='all'): stormcf ascending order {ascending:.3f} s | authors' order {authors:.3f} s | "
           f"ratio authors/ascending {authors / ascending:.2f}x")
@@ -215,9 +224,14 @@ def main() -> None:
                         help="steps the slow per-transition reference runs (its time is extrapolated to 10)")
     parser.add_argument("--mc-rows", type=int, default=500, help="pairs (s, a) for the Monte Carlo comparison")
     parser.add_argument("--grid", type=int, default=316, help="N of the large grid model (N x N states)")
+    parser.add_argument("--quick", action="store_true", help="1 reference step, 5 Monte Carlo rows, grid N = 20: a "
+                        "smoke test in seconds")
     args = parser.parse_args()
+    global REPEATS
+    if args.quick:
+        args.reference_steps, args.mc_rows, args.grid, REPEATS = 1, 5, 20, 1
     print(f"stormcf icfmdp benchmark ({stormcf.storm.storm_version()}, {os.cpu_count()} CPUs)")
-    bench_bounds(args.reference_instances, args.reference_steps)
+    bench_bounds(args.reference_instances, args.reference_steps, 0.02 if args.quick else 1.0)
     bench_large(args.grid)
     bench_gumbel(args.reference_instances, args.mc_rows)
     bench_vi(args.reference_instances)

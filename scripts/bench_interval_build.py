@@ -8,6 +8,7 @@ must give bit-identical values. Usage:
 
     python scripts/bench_interval_build.py                      # 10^4, 10^5 and 10^6 transitions
     python scripts/bench_interval_build.py --transitions 100000
+    python scripts/bench_interval_build.py --quick            # 1,000 transitions once (the CI smoke test)
 """
 from __future__ import annotations
 
@@ -48,7 +49,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--transitions", type=int, nargs="*", default=[10**4, 10**5, 10**6])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="10^3 transitions, once: a smoke test in seconds")
     args = ap.parse_args()
+    if args.quick:
+        args.transitions, args.repeat = [10**3], 1
     print(f"{'transitions':>12s} {'builder (s)':>12s} {'UMB (s)':>10s} {'ratio':>7s}  same values")
     for n in args.transitions:
         lower, upper, row_groups, reward = random_interval_mdp(n)

@@ -10,6 +10,7 @@ at every step, quadratic in the states, so it does not finish the larger logs).
 
     python scripts/bench_learn.py                         # 10^4, 10^5, 10^6 events; AALpy limit 300 s
     python scripts/bench_learn.py --events 10000 --aalpy-limit 600
+    python scripts/bench_learn.py --quick                 # 300 events of a 60-state MDP (the CI smoke test)
 
 Timings on a shared machine are noisy: the phases are wall-clock seconds of ``learn_mdp``; the two learners are
 compared by CPU seconds (``time.process_time``), which other processes on the machine do not inflate.
@@ -60,7 +61,8 @@ def run_stormcf(log: Path, alpha: float, folder: Path) -> dict:
     clock, cpu_start = time.perf_counter(), time.process_time()
     events = read_log(log)
     read = time.perf_counter() - clock
-    problem = LearnProblem(events, alpha=alpha, model_path=folder / "learned.prism", strategy_path=folder / "sigma.json")
+    problem = LearnProblem(events, alpha=alpha, model_path=folder / "learned.prism",
+                           strategy_path=folder / "sigma.json")
     result = learn_mdp(problem)
     total, total_cpu = time.perf_counter() - clock, time.process_time() - cpu_start
     cpu = time.process_time()                            # the learning alone, again, in CPU seconds
@@ -116,8 +118,11 @@ def main() -> None:
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--aalpy-limit", type=float, default=300.0, metavar="CPU_SECONDS")
+    ap.add_argument("--quick", action="store_true", help="300 events of a 60-state MDP: a smoke test in seconds")
     ap.add_argument("--child", nargs=2, metavar=("WHICH", "LOG"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.quick:
+        args.events, args.states = [300], 60
     if args.child:
         which, log = args.child
         with tempfile.TemporaryDirectory() as folder:
@@ -143,11 +148,13 @@ def main() -> None:
             gave_up = gave_up or aalpy.lstrip().startswith(("> ", "not run"))
             print(f"{ours['events']:>9} {ours['cases']:>7} {ours['states']:>7} {ours['transitions']:>11} "
                   f"{ours['max_out_degree']:>7} | {ours['read']:>6.2f} {ours['learn']:>6.2f} {ours['write']:>6.2f} "
-                  f"{ours['storm_build']:>6.2f} {ours['strategy']:>6.2f} {ours['total']:>7.2f} {ours['total_cpu']:>6.2f} "
+                  f"{ours['storm_build']:>6.2f} {ours['strategy']:>6.2f} {ours['total']:>7.2f} "
+                  f"{ours['total_cpu']:>6.2f} "
                   f"{ours['peak_mb']:>5.0f} | {ours['learn_cpu']:>9.2f} {aalpy}", flush=True)
-    print("columns: wall-clock seconds per phase of learn_mdp (read = CSV reading; storm = Storm builds the written PRISM "
-          "file and stormcf compares it with the learned frequencies; strat = the users' strategy, its file and the "
-          "log's coverage), total and its CPU seconds; MB = peak resident memory of the process; learn CPU / AALpy CPU = CPU seconds of the learning "
+    print("columns: wall-clock seconds per phase of learn_mdp (read = CSV reading; storm = Storm builds the written "
+          "PRISM file and stormcf compares it with the learned frequencies; strat = the users' strategy, its file and "
+          "the log's coverage), total and its CPU seconds; MB = peak resident memory of the process; learn CPU / "
+          "AALpy CPU = CPU seconds of the learning "
           "alone (stormcf's IOAlergia / AALpy's run_Alergia on the same traces); ratio = AALpy's / stormcf's")
 
 

@@ -4,47 +4,47 @@ states, side by side with Storm alone (a benchmark, not a test).
 
 The model is ``prism_models/grid.prism`` (N x N slippery grid, 4 actions, about 12 transitions per state) with N =
 100, 316, 1000, plus a "progress" reward (x + y per step) for the path analyses. Every command runs in a fresh
-process (``stormcf.cli.main`` in-process there), so its peak resident memory is its own:
+process (``stormcf.cli.main`` in-process there), so its peak resident memory and CPU time are its own:
 
 - ``info``; ``check`` of the uniform strategy with ``R{"steps"}=? [F "trap"]`` (expected steps to the first trap
   cell); ``icfmdp`` and ``explain-path --k 2`` of a 20-step path sampled under the uniform strategy (seed 1).
-- **Storm alone** is what the same command cannot avoid in Storm: parsing and building the PRISM model (Storm's own
-  times in that very run, :func:`stormcf.storm.load_timings`), plus for ``check`` Storm's model checking of the
-  induced DTMC. The ratio is the command's wall time over Storm alone.
-- For ``check`` also the issue's narrower ratio: stormcf's whole check of a strategy (the product S·P, the DTMC
-  written to Storm in bulk, the check) over Storm's check of the same induced DTMC already built in Storm (median of
-  3 runs each; the two values must agree).
+- **Storm alone** for ``info``, ``icfmdp`` and ``explain-path`` is what the command cannot avoid in Storm: parsing
+  and building the PRISM model (Storm's own times in that very run, :func:`stormcf.storm.load_timings`).
+- **Storm alone for ``check``** is the peer of issue 20: Storm (through stormpy, in its own fresh process) parsing,
+  building and checking the same induced DTMC written as a PRISM file (``grid.prism`` with ``dtmc`` instead of
+  ``mdp``: Storm resolves the four commands of a state uniformly, which is the uniform strategy). Its value must
+  equal stormcf's. The table shows CPU seconds and wall time of both, their ratios, and the phases of stormcf's
+  command (Storm's parsing and building of the MDP, the extraction, the strategy's DTMC, Storm's check) beside
+  Storm's (parsing and building the DTMC, the check). CPU seconds are the process's own after its imports (stormcf's
+  command runs once on the 3 x 3 grid first: ``import stormcf.cli`` imports an analysis when it first runs); the
+  imports (``import stormcf.cli`` and ``import stormpy``, CPU) are listed separately.
 
     python scripts/bench_scale.py                   # N = 100, 316, 1000
     python scripts/bench_scale.py --N 100 316       # smaller sizes only
+    python scripts/bench_scale.py --N 1000 --commands check
+    python scripts/bench_scale.py --quick           # N = 20, check and info only (seconds; the CI smoke test)
 
-Timings are wall clock on whatever else the machine runs: compare the ratios, measured side by side.
+Timings are taken on whatever else the machine runs: compare the ratios and CPU seconds, measured side by side.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
+import cProfile
 import io
 import json
+import pstats
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 import stormcf
-from stormcf import storm
-from stormcf.batch import ModelFile
-from stormcf.cli import main as cli
-from stormcf.model import ExplicitModel, RewardModel
-from stormcf.paths import simulate
-from stormcf.verify import check_strategy, induced_dtmc, strategy_matrix
 
-GRID_WITH_PROGRESS = stormcf.example_path("grid.prism").read_text() + """
+GRID = stormcf.example_path("grid.prism").read_text()
+GRID_WITH_PROGRESS = GRID + """
 rewards "progress"
   true : x + y;
 endrewards
@@ -52,6 +52,11 @@ endrewards
 PROPERTY = 'R{"steps"}=? [F "trap"]'
 COMMANDS = ("info", "check", "icfmdp", "explain-path")
 STEPS = 20
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def argv(command: str, folder: Path, N: int) -> list[str]:
@@ -64,104 +69,184 @@ def argv(command: str, folder: Path, N: int) -> list[str]:
 
 
 def prepare(folder: Path, N: int) -> None:
-    """The model file, the uniform strategy file and a sampled path of the N x N grid."""
+    """A sampled path of the N x N grid under the uniform strategy."""
+    from stormcf.paths import simulate
     model = stormcf.load_model(folder / "grid.prism", constants=f"N={N}")
     simulate(model, stormcf.Strategy.uniform(model), STEPS, seed=1).save(folder / f"path{N}.json")
 
 
-def median_seconds(run, repeats: int = 3) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeats):
-        tick = time.perf_counter()
-        out = run()
-        times.append(time.perf_counter() - tick)
-    return statistics.median(times), out
+#: the CPU phases of ``check``: phase -> the functions whose cumulative CPU time it is (cProfile with a CPU clock)
+CHECK_PHASES = {"Storm parse": ("parse_prism_program",), "Storm build": ("build_model",),
+                "load": ("load_model",), "strategy file": ("from_dict",), "strategy check": ("check_strategy",),
+                "DTMC to Storm": ("dtmc",), "Storm check": ("model_checking",)}
 
 
-def storm_alone_check(model: ExplicitModel) -> dict:
-    """stormcf's check of the uniform strategy vs Storm's check of the same induced DTMC, built in Storm once."""
-    sigma = stormcf.Strategy.uniform(model)
-    ours, check = median_seconds(lambda: check_strategy(sigma, PROPERTY))
-    rewards = {"steps": RewardModel("steps", choice=strategy_matrix(sigma) @ model.expected_choice_rewards("steps"))}
-    dtmc = ExplicitModel(induced_dtmc(sigma), np.arange(model.n_states + 1), np.zeros(model.n_states, np.int64),
-                         ("",), model.labels, {}, rewards, model.initial_state, model_type="dtmc")
-    prop = stormcf.parse_property(dtmc, PROPERTY)
-    storm.check(dtmc, prop)                                               # builds the DTMC in Storm once
-    alone, result = median_seconds(lambda: storm.check(dtmc, prop))
-    value = float(result.values[model.initial_state])
-    assert abs(value - check.value) <= 1e-9 * max(1.0, abs(value)), (value, check.value)
-    return {"check_strategy": ours, "storm_check": alone, "value": value}
+def cpu_phases(stats: pstats.Stats, phases: dict[str, tuple[str, ...]]) -> dict[str, float]:
+    """CPU seconds per phase: the cumulative time of the named functions (all calls, wherever they are)."""
+    out = {}
+    for phase, names in phases.items():
+        out[phase] = sum(row[3] for (_, _, function), row in stats.stats.items() if function in names)
+    return out
+
+
+#: the grid of the warm-up run before each measured command (its imports are not measured: see the import time)
+WARM_UP = 3
 
 
 def one(command: str, folder: Path, N: int) -> dict:
-    """Run one command in this (fresh) process: wall time, peak memory, and Storm alone, from the Storm times of the
-    very model the command loads (recorded by a wrapper around :meth:`ModelFile.load`)."""
-    loaded: list[ExplicitModel] = []
+    """Run one command in this (fresh) process after a warm-up run of it on the 3 x 3 grid: wall and CPU time, peak
+    memory, and Storm's own loading times of the very model the command loads (recorded by a wrapper around
+    :meth:`ModelFile.load`)."""
+    from stormcf import storm
+    from stormcf.batch import ModelFile
+    from stormcf.cli import main as cli
+    with contextlib.redirect_stdout(io.StringIO()):
+        cli(argv(command, folder, WARM_UP) + ["--json", str(folder / f"warm-up-{command}.json")])
+    loaded = []
     load = ModelFile.load
     ModelFile.load = lambda self: loaded.append(load(self)) or loaded[-1]
     out = folder / f"{command}{N}.json"
-    tick = time.perf_counter()
+    profile = cProfile.Profile(cpu_seconds)           # for check's phases (few calls: the profiler costs nothing)
+    run = profile.runcall if command == "check" else (lambda f, *args: f(*args))
+    tick, cpu = time.perf_counter(), cpu_seconds()
     with contextlib.redirect_stdout(io.StringIO()):
-        code = cli(argv(command, folder, N) + ["--json", str(out)])
-    wall = time.perf_counter() - tick
+        code = run(cli, argv(command, folder, N) + ["--json", str(out)])
+    wall, cpu = time.perf_counter() - tick, cpu_seconds() - cpu
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024          # kB -> MB (Linux)
     ModelFile.load = load
     if code != 0:
         raise SystemExit(f"{command} N={N} failed with exit code {code}")
     model, = loaded
     loading = storm.load_timings(model)
+    document = json.loads(out.read_text())
     row = {"command": command, "N": N, "states": model.n_states, "transitions": model.n_transitions, "wall": wall,
-           "peak_mb": peak, "storm_build": loading["parse"] + loading["build"], "extract": loading["extract"],
-           "status": json.loads(out.read_text())["status"]}
+           "cpu": cpu, "peak_mb": peak, "storm_build": loading["parse"] + loading["build"],
+           "status": document["status"]}
     if command == "check":
-        row.update(storm_alone_check(model))
+        phases = cpu_phases(pstats.Stats(profile), CHECK_PHASES)
+        phases["extraction"] = phases.pop("load") - phases["Storm parse"] - phases["Storm build"]
+        phases["induced DTMC (S·P)"] = phases.pop("strategy check") - phases["DTMC to Storm"] - phases["Storm check"]
+        phases["rest (arguments, output)"] = cpu - sum(phases.values())
+        row.update(value=document["results"][0]["value"], phases=phases)
     return row
+
+
+def storm_alone(folder: Path, N: int) -> dict:
+    """Storm through stormpy in this (fresh) process on the induced DTMC as a PRISM file: parse, build, check."""
+    import stormpy
+    from stormcf.storm.check import PRECISION
+    stormpy.developer.set_log_level(stormpy.developer.LogLevel.OFF)
+    phases = {}
+    tick, cpu, start = time.perf_counter(), cpu_seconds(), cpu_seconds()
+    program = stormpy.parse_prism_program(str(folder / "grid_dtmc.prism"))
+    program, _ = stormpy.instantiate_constants(program, {"N": N})
+    prop = stormpy.parse_property(PROPERTY, program)
+    phases["parse"], cpu = cpu_seconds() - cpu, cpu_seconds()
+    options = stormpy.BuilderOptions()
+    options.set_build_all_labels()
+    options.set_build_all_reward_models()
+    dtmc = stormpy.build_model(program, options=options)
+    phases["build"], cpu = cpu_seconds() - cpu, cpu_seconds()
+    env = stormpy.environments.sound()
+    env.solver().native().precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
+    value = stormpy.model_checking(dtmc, prop, environment=env).get_value(dtmc.initial_states[0])
+    phases["check"] = cpu_seconds() - cpu
+    return {"wall": time.perf_counter() - tick, "cpu": cpu_seconds() - start, "phases": phases, "value": value,
+            "transitions": dtmc.nr_transitions}
+
+
+#: start-up costs: what -> the code a fresh interpreter runs (stdout discarded)
+STARTUP = {"import stormcf.cli": "import stormcf.cli", "import stormpy": "import stormpy",
+           "stormcf --help": "from stormcf.cli import main\nmain(['--help'])",
+           "stormcf check on loan.prism (9 states)": "from stormcf.cli import main\nimport stormcf\n"
+           "main(['check', str(stormcf.example_path('loan.prism')), '-p', 'Pmin=? [F \"rejected\"]'])"}
+
+
+def import_cpu(statement: str, repeats: int = 3) -> float:
+    """CPU seconds of a fresh interpreter that runs ``statement`` (best of ``repeats``), minus an empty one's."""
+    def run(code: str) -> float:
+        done = subprocess.run([sys.executable, "-c", f"{code}\nimport resource as r\nu = r.getrusage(r.RUSAGE_SELF)\n"
+                               "print(u.ru_utime + u.ru_stime)"], check=True, capture_output=True, text=True)
+        return float(done.stdout.split()[-1])
+    return min(run(statement) for _ in range(repeats)) - min(run("pass") for _ in range(repeats))
+
+
+def child(*args: str) -> dict:
+    done = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--N", type=int, nargs="+", default=[100, 316, 1000])
+    ap.add_argument("--commands", nargs="+", choices=COMMANDS, default=list(COMMANDS))
+    ap.add_argument("--quick", action="store_true", help="N = 20, info and check only: a smoke test in seconds")
     ap.add_argument("--one", nargs=3, metavar=("COMMAND", "FOLDER", "N"), help=argparse.SUPPRESS)
+    ap.add_argument("--storm", nargs=2, metavar=("FOLDER", "N"), help=argparse.SUPPRESS)
     ap.add_argument("--prepare", nargs=2, metavar=("FOLDER", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         print(json.dumps(one(args.one[0], Path(args.one[1]), int(args.one[2]))))
         return
+    if args.storm:
+        print(json.dumps(storm_alone(Path(args.storm[0]), int(args.storm[1]))))
+        return
     if args.prepare:
         prepare(Path(args.prepare[0]), int(args.prepare[1]))
         return
-    rows = []
+    sizes, commands = ([20], ("info", "check")) if args.quick else (args.N, args.commands)
+    rows, peers = [], {}
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         folder = Path(tmp)
         (folder / "grid.prism").write_text(GRID_WITH_PROGRESS)
+        (folder / "grid_dtmc.prism").write_text(GRID.replace("\nmdp\n", "\ndtmc\n", 1))
         (folder / "uniform.json").write_text('{"states": [], "default": "uniform"}\n')
-        for N in args.N:
-            subprocess.run([sys.executable, __file__, "--prepare", tmp, str(N)], check=True)
-            for command in COMMANDS:
-                done = subprocess.run([sys.executable, __file__, "--one", command, tmp, str(N)], check=True,
-                                      capture_output=True, text=True)
-                rows.append(json.loads(done.stdout.splitlines()[-1]))
+        for N in sizes:
+            if {"icfmdp", "explain-path"} & set(commands):
+                for grid in {N, WARM_UP}:
+                    subprocess.run([sys.executable, __file__, "--prepare", tmp, str(grid)], check=True)
+            for command in commands:
+                rows.append(child("--one", command, tmp, str(N)))
                 print(f"  {command} N={N}: {rows[-1]['wall']:.2f} s", file=sys.stderr, flush=True)
-    print_tables(rows)
+                if command == "check":
+                    peers[N] = child("--storm", tmp, str(N))
+                    print(f"  Storm alone N={N}: {peers[N]['wall']:.2f} s", file=sys.stderr, flush=True)
+    repeats = 1 if args.quick else 3
+    imports = {name: import_cpu(code, repeats) for name, code in STARTUP.items()}
+    print_tables(rows, peers, imports)
 
 
-def print_tables(rows: list[dict]) -> None:
+def print_tables(rows: list[dict], peers: dict[int, dict], imports: dict[str, float]) -> None:
     print(f"grid.prism with a progress reward; {STEPS}-step path; {stormcf.storm.storm_version()}\n")
-    print("| states | transitions | command | stormcf wall | peak memory | Storm alone | ratio |")
-    print("|---|---|---|---|---|---|---|")
-    for r in rows:
-        alone = r["storm_build"] + r.get("storm_check", 0.0)
-        what = "build" + (" + check" if r["command"] == "check" else "")
-        print(f"| {r['states']:,} | {r['transitions']:,} | {r['command']} | {r['wall']:.2f} s | {r['peak_mb']:,.0f} MB "
-              f"| {alone:.2f} s ({what}) | {r['wall'] / alone:.2f}x |")
-    print(f"\ncheck of the uniform strategy, {PROPERTY}: stormcf's check_strategy vs Storm's check of the same induced "
-          f"DTMC (median of 3)\n")
-    print("| states | value | stormcf check | Storm check alone | ratio |")
-    print("|---|---|---|---|---|")
+    print("| states | transitions | command | stormcf wall | CPU | peak memory | Storm alone | ratio (wall) |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         if r["command"] == "check":
-            print(f"| {r['states']:,} | {r['value']:.6g} | {r['check_strategy']:.3f} s | {r['storm_check']:.3f} s "
-                  f"| {r['check_strategy'] / r['storm_check']:.2f}x |")
+            alone, what = peers[r["N"]]["wall"], "DTMC file: parse, build, check"
+        else:
+            alone, what = r["storm_build"], "parse, build"
+        print(f"| {r['states']:,} | {r['transitions']:,} | {r['command']} | {r['wall']:.2f} s | {r['cpu']:.2f} s "
+              f"| {r['peak_mb']:,.0f} MB | {alone:.2f} s ({what}) | {r['wall'] / alone:.2f}x |")
+    print(f"\ncheck of the uniform strategy, {PROPERTY}: the whole `stormcf check` command vs Storm alone on the "
+          f"induced DTMC as a PRISM file (each in a fresh process, after its imports)\n")
+    print("| states | value (stormcf / Storm) | stormcf CPU / wall | Storm CPU / wall | ratio CPU / wall "
+          "| stormcf phases, CPU (s) | Storm phases, CPU (s) |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        if r["command"] != "check":
+            continue
+        peer = peers[r["N"]]
+        print(f"| {r['states']:,} | {r['value']:.9g} / {peer['value']:.9g} | {r['cpu']:.2f} / {r['wall']:.2f} s "
+              f"| {peer['cpu']:.2f} / {peer['wall']:.2f} s | {r['cpu'] / peer['cpu']:.2f}x / "
+              f"{r['wall'] / peer['wall']:.2f}x | {_phases(r['phases'])} | {_phases(peer['phases'])} |")
+        if abs(r["value"] - peer["value"]) > 1e-6 * max(1.0, abs(peer["value"])):
+            raise SystemExit(f"N={r['N']}: stormcf's value {r['value']!r} differs from Storm's {peer['value']!r}")
+    print("\nstart-up, CPU seconds of a fresh interpreter beyond an empty one (best of 3): " +
+          ", ".join(f"`{k}` {v:.3f} s" for k, v in imports.items()))
+
+
+def _phases(phases: dict[str, float]) -> str:
+    return ", ".join(f"{k} {v:.2f}" for k, v in phases.items())
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Lally, Kazemi & Paoletti §6 with stormcf: Figures 3-5 (robust ICFMDP policy vs Gumbel-max policy), Table 3
 (mean bound widths under CS+M, CS, none) and Table 4 (construction time ICFMDP vs Gumbel-max CFMDP).
 
-    python scripts/icfmdp_experiments.py [--out results/icfmdp] [--quick]
+    python scripts/icfmdp_experiments.py [--out results/icfmdp]
+    python scripts/icfmdp_experiments.py --quick     # GridWorld p=0.9 only, 2 CFMDPs x 20 paths, 2 paths for Table 3,
+                                                     # 1 path and 100 MC samples for Table 4 (seconds; CI smoke test)
 
 Models: prism_models/gridworld.prism (p = 0.9 and 0.4), sepsis.prism (the authors' start patient), frozenlake4/8.
 Horizon T = 10. Behaviour policy (as the authors): Storm's optimal strategy for reaching the goal ("goal" /
@@ -76,7 +78,7 @@ def four_paths(name: str, model, behaviour, bad) -> dict[str, ObservedPath]:
     return {k: v for k, v in paths.items() if v is not None}
 
 
-def figures(out: Path, cfmdps: int, n_paths: int) -> None:
+def figures(out: Path, cfmdps: int, n_paths: int, models=("GridWorld p=0.9", "GridWorld p=0.4", "Sepsis")) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -84,7 +86,7 @@ def figures(out: Path, cfmdps: int, n_paths: int) -> None:
              f"{cfmdps} CFMDPs x {n_paths} paths per policy; reward = total reward over T = {T} steps.", "",
              "| model | path | observed | robust worst case (Storm) | robust mean [min, max] | "
              "Gumbel-max mean [min, max] | Gumbel-max worst case (Storm) |", "|---|---|---|---|---|---|---|"]
-    for fig, name in zip((3, 4, 5), ("GridWorld p=0.9", "GridWorld p=0.4", "Sepsis")):
+    for fig, name in zip((3, 4, 5), models):
         model, behaviour, bad = load(name)
         paths = four_paths(name, model, behaviour, bad)
         fig_, ax = plt.subplots(figsize=(8, 4))
@@ -116,15 +118,16 @@ def figures(out: Path, cfmdps: int, n_paths: int) -> None:
     print("\n".join(lines))
 
 
-def table3(out: Path) -> None:
-    lines = ["# Table 3: mean bound width (transitions with UB > 0), averaged over 20 random paths (T = 10)", "",
+def table3(out: Path, n_paths: int = 20, models=tuple(MODELS)) -> None:
+    lines = [f"# Table 3: mean bound width (transitions with UB > 0), averaged over {n_paths} random paths "
+             f"(T = 10)", "",
              "Over every transition of the model at every step, as the paper (ICFMDPs built with layers=\"all\"; "
              "the default ICFMDP holds only the pairs the start reaches).", "",
              "| model | CS + M | CS | none |", "|---|---|---|---|"]
-    for name in MODELS:
+    for name in models:
         model, behaviour, _ = load(name)
         widths = {a: [] for a in ("cs+m", "cs", "none")}
-        for seed in range(20):
+        for seed in range(n_paths):
             path = simulate(model, behaviour, T, seed=1000 + seed)
             for a in widths:
                 widths[a].append(interval_cfmdp(path, a, layers="all").mean_bound_width())
@@ -133,14 +136,15 @@ def table3(out: Path) -> None:
     print("\n".join(lines))
 
 
-def table4(out: Path, mc_paths: int) -> None:
+def table4(out: Path, mc_paths: int, samples: int = 10_000,
+           models=("GridWorld p=0.9", "GridWorld p=0.4", "Sepsis", "FrozenLake 4x4", "FrozenLake 8x8")) -> None:
     lines = ["# Table 4: construction time for one observed path of 20 steps (seconds; median over paths)", "",
              "Every state at every step (layers=\"all\"), as the authors build them; the last two columns are "
              "stormcf's default, only the (t, s) pairs the start reaches.", "",
-             "| model | ICFMDP (closed forms) | Gumbel-max CFMDP, exact | Gumbel-max CFMDP, MC 10,000 samples "
+             f"| model | ICFMDP (closed forms) | Gumbel-max CFMDP, exact | Gumbel-max CFMDP, MC {samples:,} samples "
              "| MC / ICFMDP | ICFMDP, reachable pairs | Gumbel-max exact, reachable pairs |",
              "|---|---|---|---|---|---|---|"]
-    for name in ("GridWorld p=0.9", "GridWorld p=0.4", "Sepsis", "FrozenLake 4x4", "FrozenLake 8x8"):
+    for name in models:
         model, behaviour, _ = load(name)
         times: dict[str, list[float]] = {key: [] for key in ("ic", "exact", "mc", "ic_reachable", "exact_reachable")}
         for seed in range(mc_paths):
@@ -153,10 +157,10 @@ def table4(out: Path, mc_paths: int) -> None:
                 pairs = np.random.default_rng(seed).choice(model.n_choices, 1000, replace=False)
                 start = time.perf_counter()
                 counterfactual_transitions(model, int(path.choices[0]), int(path.next_states[0]), pairs, "mc",
-                                           10_000, seed)
+                                           samples, seed)
                 times["mc"].append(20 * model.n_choices / 1000 * (time.perf_counter() - start))
             else:
-                times["mc"].append(gumbel_cfmdp(path, "mc", 10_000, seed, layers="all").seconds)
+                times["mc"].append(gumbel_cfmdp(path, "mc", samples, seed, layers="all").seconds)
         note = " (extrapolated from 1,000 pairs of one step)" if name == "Sepsis" else ""
         t = {key: float(np.median(v)) for key, v in times.items()}
         lines.append(f"| {name} | {t['ic']:.4f} | {t['exact']:.4f} | {t['mc']:.2f}{note} | {t['mc'] / t['ic']:.0f}x "
@@ -168,17 +172,22 @@ def table4(out: Path, mc_paths: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("results/icfmdp"))
-    parser.add_argument("--quick", action="store_true", help="20 CFMDPs x 1,000 paths, 2 paths for Table 4")
+    parser.add_argument("--quick", action="store_true", help="GridWorld p=0.9 only, 2 CFMDPs x 20 paths, 2 paths for "
+                        "Table 3, 1 path and 100 Monte Carlo samples for Table 4: a smoke test in seconds")
     parser.add_argument("--only", choices=("figures", "table3", "table4"), default=None)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    cfmdps, n_paths, mc_paths = (20, 1000, 2) if args.quick else (200, 10_000, 5)
+    if args.quick:
+        models = ("GridWorld p=0.9",)
+        figure_args, table3_args, table4_args = (2, 20, models), (2, models), (1, 100, models)
+    else:
+        figure_args, table3_args, table4_args = (200, 10_000), (), (5,)
     if args.only in (None, "figures"):
-        figures(args.out, cfmdps, n_paths)
+        figures(args.out, *figure_args)
     if args.only in (None, "table3"):
-        table3(args.out)
+        table3(args.out, *table3_args)
     if args.only in (None, "table4"):
-        table4(args.out, mc_paths)
+        table4(args.out, *table4_args)
 
 
 if __name__ == "__main__":

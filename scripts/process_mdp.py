@@ -12,6 +12,7 @@ reward model ``"cost"``: every event of a non-absorbing state costs 1 to 10 (see
 its own, so the transitions are the same with or without costs), the outcomes cost nothing.
 
     python scripts/process_mdp.py --states 10000 --seed 1      # prints the model's sizes
+    python scripts/process_mdp.py --quick                      # 200 states (the CI smoke test)
 """
 from __future__ import annotations
 
@@ -88,7 +89,10 @@ def main() -> None:
     ap.add_argument("--states", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--costs", action="store_true", help='with the reward model "cost"')
+    ap.add_argument("--quick", action="store_true", help="200 states: a smoke test in seconds")
     args = ap.parse_args()
+    if args.quick:
+        args.states = 200
     m = process_mdp(args.states, args.seed, costs=args.costs)
     degree = np.diff(m.transitions.indptr)
     out = np.bincount(m.state_of_choice, weights=degree, minlength=m.n_states)

@@ -17,6 +17,7 @@ Tables (the authors' numbers from the notes §3.8 beside ours):
     python scripts/recourse_experiments.py                 # 100 instances per data set (about 15-30 minutes)
     python scripts/recourse_experiments.py --instances 10  # a quick look
     python scripts/recourse_experiments.py --bias 0.3      # the authors' effective crossover bias (pymoo 0.4.2.1)
+    python scripts/recourse_experiments.py --quick         # 1 instance, 3 generations of 20, grid 3 (CI smoke test)
 
 Results go to ``results/recourse/`` (one JSON line per run and instance, and tables.md).
 """
@@ -189,8 +190,13 @@ def main() -> None:
     parser.add_argument("--grid", type=int, default=9, help="values per action for Storm's least cost (default 9)")
     parser.add_argument("--exact-rounding", action="store_true", help="no roundings (stormcf's default)")
     parser.add_argument("--out", default="results/recourse")
+    parser.add_argument("--quick", action="store_true", help="1 instance, 3 generations of 16 offspring and 4 mutants, "
+                        "grid 3: a smoke test in seconds")
     args = parser.parse_args()
     settings = BRKGASettings(bias=args.bias, generations=args.generations)
+    if args.quick:
+        args.instances, args.grid = 1, 3
+        settings = BRKGASettings(n_offspring=16, n_mutants=4, bias=args.bias, generations=3)
     rounding = Rounding() if args.exact_rounding else AUTHORS_ROUNDING
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

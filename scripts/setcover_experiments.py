@@ -439,15 +439,16 @@ def pairs(text: str) -> dict[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=("engines", "bnb", "labelling", "topk", "table2", "table4", "fig6", "all",
-                                         "measure"))
+    parser.add_argument("part", nargs="?", choices=("engines", "bnb", "labelling", "topk", "table2", "table4", "fig6",
+                                                    "all", "measure"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", metavar="REV", default=None,
                         help="engines, labelling: also measure the stormcf of this git revision (e.g. main)")
     parser.add_argument("--epochs", type=int, default=None, help="table2/table4/fig6: epochs at most (default: the "
                                                                  "generator's); topk: 2")
     parser.add_argument("--hidden", default=None, help="hidden widths (topk: 256,256; learning: the generator's)")
-    parser.add_argument("--quick", action="store_true", help="a tiny data set and network: seconds")
+    parser.add_argument("--quick", action="store_true", help="a part on a tiny data set and network (seconds); "
+                                                             "without a part: engines and bnb on 5 agents of n = 12")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per training epoch on stderr")
     parser.add_argument("--generators", default=None,
                         help="which generators (table2: mc,na,fa,seq2seq,knn; table4: mc; fig6: mc,knn)")
@@ -465,6 +466,12 @@ def main() -> None:
     if args.verbose:
         from stormcf import console
         console.set_verbosity(console.VERBOSE)
+    if args.quick and args.part is None:
+        engines(args.seed, {12: 5}, None)
+        bnb(args.seed, {12: 5})
+        return
+    if args.part is None:
+        parser.error("name a part (engines, bnb, labelling, topk, table2, table4, fig6, all) or give --quick")
     hidden = tuple(int(h) for h in (args.hidden or "256,256").split(","))
     if args.part == "measure":
         measure(args)

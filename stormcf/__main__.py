@@ -22,6 +22,8 @@ def main() -> int:
     code = command_line(started=process_age())          # the time limit counts Python's start-up too
     isolate = sys.modules.get("stormcf.storm.isolate")
     if isolate is not None and isolate.abandoned():
+        from .interrupt import clean_up
+        clean_up()                                      # the temporary files of the abandoned work, too
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

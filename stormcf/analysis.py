@@ -66,6 +66,8 @@ class Analysis(ABC):
     Settings: ClassVar[type] = NoSettings
     #: heading -> the cell's value, from a result of this analysis (the batch summary table)
     columns: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+    #: whether :meth:`solve_many` answers several problems at once (a batch gives it whole chunks of items)
+    batched: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -85,6 +87,17 @@ class Analysis(ABC):
     @abstractmethod
     def solve(self, problem: Any, deadline: Deadline) -> Report:
         """The answer to ``problem`` within ``deadline``."""
+
+    def solve_many(self, problems: Sequence[Any], deadline: Deadline) -> list[Report | BaseException]:
+        """The answers to several problems, each a result or the error it raised: one at a time here; an analysis
+        with ``batched`` answers them together (set cover certifies a chunk of agents with one Storm call)."""
+        answers: list[Report | BaseException] = []
+        for problem in problems:
+            try:
+                answers.append(self.solve(problem, deadline))
+            except Exception as err:                # noqa: BLE001 - each problem's error is its answer
+                answers.append(err)
+        return answers
 
     def __call__(self, shared: Any, data: Any, where: str | None, deadline: Deadline | None = None) -> Report:
         """One item, start to end: its problem and its answer (``deadline``: the active one by default)."""

@@ -111,7 +111,9 @@ def die_with_parent() -> None:
         pass
 
 
-def _clean_up() -> None:
+def clean_up() -> None:
+    """Kill the tracked child processes and remove the tracked temporary files: before the process ends without
+    Python's clean-up (the watchdog, the outer time limit, Storm work abandoned in a thread)."""
     with _lock:
         children, paths = list(_children), list(_paths)
     for pid in children:
@@ -128,7 +130,7 @@ def _clean_up() -> None:
 
 def _end_process(code: int, word: str) -> None:
     """End the process now: children killed, temporary files removed, one line on stderr."""
-    _clean_up()
+    clean_up()
     try:
         sys.stderr.write(f"stormcf: {word}\n")
         sys.stderr.flush()
@@ -247,7 +249,7 @@ def stop_after(seconds: float | None, code: int, message: str,
         return
 
     def stop() -> None:
-        _clean_up()
+        clean_up()
         try:
             if last_words is not None:
                 last_words()

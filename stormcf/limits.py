@@ -7,6 +7,7 @@ with a message saying why, instead of a failed 30 GiB allocation (or the kernel 
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import resource
 
@@ -71,8 +72,12 @@ def require_headroom(needed: int, what: str) -> None:
 
 
 def is_out_of_memory(err: BaseException) -> bool:
-    """Whether ``err`` is running out of memory: a :class:`MemoryError`, or an error whose message says so."""
-    return isinstance(err, MemoryError) or any(text in str(err).lower() for text in _OUT_OF_MEMORY)
+    """Whether ``err`` is running out of memory: a :class:`MemoryError`, an OSError ENOMEM (a memory map, a thread
+    or a process that cannot be made), or an error whose message says so."""
+    return (isinstance(err, MemoryError) or (isinstance(err, OSError) and err.errno == errno.ENOMEM)
+            or any(text in str(err).lower() for text in _OUT_OF_MEMORY))
+
+
 #: the most value-iteration steps (T² x transitions) Storm's check of a model unrolled over T steps may take (about a
 #: minute); it checks a step-bounded or layered property by T rounds over the whole unrolled model
 UNROLLED_WORK_LIMIT = 1e10

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -145,17 +145,17 @@ class ExplicitModel:
         self._check_distributions()
 
     def _check_distributions(self) -> None:
-        """Every choice is a probability distribution: entries finite, in [0, 1], summing to 1 (within 1e-9)."""
+        """Every choice is a probability distribution: entries finite, in [0, 1], summing to 1 (within 1e-9). Two
+        vectorised passes over the entries (a model has up to 10^7 of them); the offending entry is looked up only
+        when there is one."""
         P = self.transitions
-        rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
-        bad = np.flatnonzero(~np.isfinite(P.data) | (P.data < 0) | (P.data > 1))
-        if bad.size:
-            k = int(bad[0])
-            row = int(rows[k])
+        if not np.all((P.data >= 0) & (P.data <= 1)):            # NaN fails both comparisons
+            k = int(np.flatnonzero(~((P.data >= 0) & (P.data <= 1)))[0])
+            row = int(np.searchsorted(P.indptr, k, side="right") - 1)
             raise ModelError(f"{self.source}: action '{self.choice_name(row)}' in state {self._state_text(row)} has "
-                             f"probability {float(P.data[k])!r} to go to state {int(P.indices[k])}; probabilities must "
-                             f"be in [0, 1]")
-        sums = np.bincount(rows, weights=P.data, minlength=P.shape[0])
+                             f"probability {float(P.data[k])!r} to go to state {int(P.indices[k])}; probabilities "
+                             f"must be in [0, 1]")
+        sums = P @ np.ones(P.shape[1])
         bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
         if bad.size:
             row = int(bad[0])
@@ -252,6 +252,33 @@ class ExplicitModel:
             raise StateError(f"state {self.state_name(state)} has {len(shared)} choices of action '{name}': name "
                              f"them {', '.join(repr(a) for a in shared)}")
         raise StateError(f"action '{name}' is not enabled in state {self.state_name(state)} (enabled: {enabled})")
+
+    @cached_property
+    def _choice_lookup(self) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+        """Choices by (state, name), for vectorised look-ups: a code for every distinct choice name (an action name
+        with, for the choices named ``a#k``, the rank k), and the keys ``state * #codes + code`` of all choices,
+        sorted, with the row of each."""
+        rank, count = self._same_name_rank
+        suffix = np.where(count > 1, rank + 1, 0)                 # 0: the plain action name
+        raw = self.choice_actions * (int(suffix.max(initial=0)) + 1) + suffix
+        distinct, code = np.unique(raw, return_inverse=True)
+        width = int(suffix.max(initial=0)) + 1
+        codes = {self.action_names[a] + (f"#{k - 1}" if k else ""): c
+                 for c, (a, k) in enumerate(zip((distinct // width).tolist(), (distinct % width).tolist()))}
+        keys = self.state_of_choice * max(len(codes), 1) + code.ravel()
+        order = np.argsort(keys, kind="stable")
+        return codes, keys[order], order
+
+    def choices_named(self, states: np.ndarray, names: Sequence[str]) -> np.ndarray:
+        """The rows of the choices named ``names[k]`` (:meth:`choice_name`) in ``states[k]``, all at once; -1 where
+        the state has no such choice (:meth:`choice_of` says why)."""
+        codes, keys, rows = self._choice_lookup
+        code = np.array([codes.get(name, -1) for name in names], dtype=np.int64)
+        wanted = np.asarray(states, dtype=np.int64) * max(len(codes), 1) + code
+        if not keys.size:
+            return np.full(len(names), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+        return np.where((code >= 0) & (keys[at] == wanted), rows[at], -1)
 
     # -------------------------------------------------------------------------------------------- states
     @cached_property
@@ -462,6 +489,42 @@ class ExplicitModel:
             "variables": {v: [self.valuations[v].min().item(), self.valuations[v].max().item()]
                           for v in self.variables},
         }
+
+
+def disjoint_union(models: Sequence[ExplicitModel], source: str = "disjoint union") -> tuple[ExplicitModel, np.ndarray]:
+    """The models side by side as one model (no transitions between them), for one Storm call on all of them, and
+    the offset of each model's states in it.
+
+    Labels and reward models are those of any of the models (false / zero in the others); choices keep their
+    action names; a transition reward becomes its expectation per choice (the same expected rewards); valuations
+    are left out (the models may have different variables). The initial state is the first model's; the union is
+    a DTMC when every model is one."""
+    offsets = np.cumsum([0] + [m.n_states for m in models])
+    row_offsets = np.cumsum([0] + [m.n_choices for m in models])
+    entry_offsets = np.cumsum([0] + [m.n_transitions for m in models])
+    P = sp.csr_matrix((np.concatenate([m.transitions.data for m in models]),
+                       np.concatenate([m.transitions.indices + o for m, o in zip(models, offsets)]),
+                       np.concatenate([[0]] + [m.transitions.indptr[1:] + o for m, o in zip(models, entry_offsets)])),
+                      shape=(int(row_offsets[-1]), int(offsets[-1])))
+    row_groups = np.concatenate([[0]] + [m.row_groups[1:] + o for m, o in zip(models, row_offsets)])
+    codes: dict[str, int] = {}
+    actions = np.concatenate([np.array([codes.setdefault(a, len(codes)) for a in m.action_names],
+                                       dtype=np.int64)[m.choice_actions] for m in models])
+    labels = {name: np.concatenate([m.labels.get(name, np.zeros(m.n_states, dtype=bool)) for m in models])
+              for name in dict.fromkeys(k for m in models for k in m.labels)}
+    rewards = {}
+    for name in dict.fromkeys(k for m in models for k in m.rewards):
+        parts = [m.rewards.get(name) for m in models]
+        state = None
+        if any(rm is not None and rm.state is not None for rm in parts):
+            state = np.concatenate([rm.state if rm is not None and rm.state is not None else np.zeros(m.n_states)
+                                    for m, rm in zip(models, parts)])
+        choice = np.concatenate([m.expected_choice_rewards(name) if rm is not None else np.zeros(m.n_choices)
+                                 for m, rm in zip(models, parts)])
+        rewards[name] = RewardModel(name, state=state, choice=choice)
+    model_type = "dtmc" if all(m.model_type == "dtmc" for m in models) else "mdp"
+    union = ExplicitModel(P, row_groups, actions, tuple(codes), labels, {}, rewards, 0, model_type, source)
+    return union, offsets[:-1]
 
 
 def _fmt(valuation: Mapping[str, Any]) -> str:

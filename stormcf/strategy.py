@@ -34,6 +34,9 @@ from .report import write_json
 #: tolerance on "probabilities sum to 1"
 SUM_TOLERANCE = 1e-9
 
+#: the JSON types of a state variable's value, by the numpy kind of its column (Boolean, integer, float)
+_JSON_TYPES = {"b": {bool}, "i": {int}, "u": {int}, "f": {int, float}}
+
 #: the smallest positive probability a strategy may give (the smallest normal double); see the module docstring
 SMALLEST_PROBABILITY = float(np.finfo(float).tiny)
 
@@ -82,7 +85,8 @@ class Strategy:
     def deterministic(cls, model: ExplicitModel, rows: np.ndarray) -> "Strategy":
         """The strategy that plays choice ``rows[s]`` in state ``s`` with probability 1."""
         rows = np.asarray(rows, dtype=np.int64)
-        if rows.shape != (model.n_states,) or np.any(rows < model.row_groups[:-1]) or np.any(rows >= model.row_groups[1:]):
+        if rows.shape != (model.n_states,) or np.any(rows < model.row_groups[:-1]) \
+                or np.any(rows >= model.row_groups[1:]):
             raise StrategyError("a deterministic strategy needs one enabled choice per state")
         p = np.zeros(model.n_choices)
         p[rows] = 1.0
@@ -140,7 +144,8 @@ class Strategy:
         return f"<Strategy on {m.source}: {kind}>"
 
     def allclose(self, other: "Strategy", atol: float = 1e-12) -> bool:
-        return other.model is self.model and bool(np.allclose(self.probabilities, other.probabilities, atol=atol, rtol=0))
+        return other.model is self.model and bool(np.allclose(self.probabilities, other.probabilities, atol=atol,
+                                                              rtol=0))
 
     # ------------------------------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
@@ -148,7 +153,8 @@ class Strategy:
         m = self.model
         entries = []
         for s in np.flatnonzero(m.decision_states):
-            actions = {m.choice_name(r): float(self.probabilities[r]) for r in m.choices(s) if self.probabilities[r] > 0}
+            actions = {m.choice_name(r): float(self.probabilities[r]) for r in m.choices(s)
+                       if self.probabilities[r] > 0}
             entries.append({"state": m.valuation(int(s)), "actions": actions})
         return {"states": entries, "default": "error"}
 
@@ -186,11 +192,13 @@ class _StrategyReader:
         default = data.get("default", "uniform")
         if default not in ("uniform", "error"):
             raise self.fail("default", f'must be "uniform" or "error", got {default!r}')
-        p = np.full(m.n_choices, np.nan)
-        seen: dict[int, int] = {}
-        for i, entry in enumerate(data["states"]):
-            state = self.read_entry(i, entry, p, seen)
-            seen[state] = i
+        p = self.read_entries(data["states"])
+        if p is None:                       # something is wrong: read entry by entry, which names the first problem
+            p = np.full(m.n_choices, np.nan)
+            seen: dict[int, int] = {}
+            for i, entry in enumerate(data["states"]):
+                state = self.read_entry(i, entry, p, seen)
+                seen[state] = i
         missing = np.isnan(p)
         if missing.any():
             unlisted = np.zeros(m.n_states, dtype=bool)
@@ -202,6 +210,49 @@ class _StrategyReader:
                     raise self.fail("", f'{todo.size} decision state(s) not listed and "default" is "error": {names}')
             p[missing] = 1.0 / m.choice_counts[m.state_of_choice[missing]]
         return Strategy(m, p)
+
+    def read_entries(self, entries: list) -> np.ndarray | None:
+        """The probabilities the entries give (NaN for the choices of unlisted states) when every entry is a plain
+        JSON object naming a state by its full valuation, else None (then :meth:`read_entry` reads them one by one
+        and names the first problem). One lean pass over the entries; every check that numpy can make, in numpy
+        (10^6 entries in seconds, where the entry-by-entry reading takes minutes)."""
+        m = self.model
+        p = np.full(m.n_choices, np.nan)
+        if not entries:
+            return p
+        variables, index = m.variables, m._valuation_index
+        keys, entry_of, names, probabilities = [], [], [], []
+        for i, entry in enumerate(entries):
+            if type(entry) is not dict or len(entry) != 2:
+                return None
+            state, actions = entry.get("state"), entry.get("actions")
+            if type(state) is not dict or len(state) != len(variables) or type(actions) is not dict or not actions:
+                return None
+            try:
+                keys.append(tuple([state[v] for v in variables]))
+            except KeyError:
+                return None
+            entry_of.extend([i] * len(actions))
+            names.extend(actions)
+            probabilities.extend(actions.values())
+        for v, column in zip(variables, zip(*keys)):          # JSON types: a Boolean is no integer here
+            if not set(map(type, column)) <= _JSON_TYPES[m.valuations[v].dtype.kind]:
+                return None
+        states = np.array([index.get(key, -1) for key in keys], dtype=np.int64)
+        if not set(map(type, probabilities)) <= {int, float} or (states < 0).any() \
+                or np.unique(states).size != states.size:
+            return None
+        prob = np.array(probabilities, dtype=float)
+        rows = m.choices_named(states[entry_of], names)
+        sums = np.bincount(entry_of, weights=prob, minlength=len(entries))
+        if (rows < 0).any() or not np.all((prob >= 0) & (prob <= 1)) \
+                or ((prob > 0) & (prob < SMALLEST_PROBABILITY)).any() or (np.abs(sums - 1.0) > SUM_TOLERANCE).any():
+            return None
+        listed = np.zeros(m.n_states, dtype=bool)
+        listed[states] = True
+        p[listed[m.state_of_choice]] = 0.0
+        p[rows] = prob
+        return p
 
     def read_entry(self, i: int, entry: Any, p: np.ndarray, seen: dict[int, int]) -> int:
         m, where = self.model, f"states[{i}]"

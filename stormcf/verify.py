@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -202,6 +202,26 @@ def check_model(model: ExplicitModel, prop: Property | str, exact: bool = False,
     return check if expected is None else check.compared_with(expected, tolerance)
 
 
+def check_model_states(model: ExplicitModel, prop: Property | str, states: Sequence[int], subjects: Sequence[str],
+                       *, expected: Sequence[float | None] | None = None, tolerance: float = TOLERANCE
+                       ) -> list[Check]:
+    """Storm's value of ``prop`` on ``model`` at each of ``states``, all from one Storm call: the checks of models
+    that sit side by side in ``model`` (:func:`~stormcf.model.disjoint_union`), each with its ``subject`` and, where
+    given, the analysis's own value. Each check's ``seconds`` is its share of the call."""
+    start = time.perf_counter()
+    prop = _parsed(model, prop)
+    if prop.initial_state_only:
+        raise PropertyError(f"{prop.text}: Storm answers it for the initial state only, not for many states at once")
+    result = storm.check(model, prop)
+    seconds = (time.perf_counter() - start) / max(len(states), 1)
+    checks = []
+    for k, (state, subject) in enumerate(zip(states, subjects)):
+        check = _at_state(model, prop, result, subject, seconds, int(state))
+        value = None if expected is None else expected[k]
+        checks.append(check if value is None else check.compared_with(value, tolerance))
+    return checks
+
+
 def _parsed(model: ExplicitModel, prop: Property | str) -> Property:
     return storm.parse_property(model, prop) if isinstance(prop, str) else prop
 
@@ -210,10 +230,14 @@ def _at_initial_state(model: ExplicitModel, prop: Property, result: storm.CheckR
                       seconds: float, optimum: str | None = None) -> "Check | StateValues":
     """The Check of Storm's result at the initial state (for a filter: Storm's aggregate over the filter's states;
     ``optimum``: the value is that optimum over all schedulers, :attr:`Property.bound_optimum`)."""
-    method = result.method
     if result.filtered is not None:
-        return _filter_check(model, prop, result.filtered, method, subject, seconds)
-    s0 = model.initial_state
+        return _filter_check(model, prop, result.filtered, result.method, subject, seconds)
+    return _at_state(model, prop, result, subject, seconds, model.initial_state, optimum)
+
+
+def _at_state(model: ExplicitModel, prop: Property, result: storm.CheckResult, subject: str, seconds: float,
+              s0: int, optimum: str | None = None) -> Check:
+    method = result.method
     if result.values is None:       # a state formula
         return Check(prop.text, float(result.holds[s0]), None, bool(result.holds[s0]), method, subject,
                      seconds=seconds)

@@ -265,8 +265,10 @@ def test_out_of_memory_is_one_line_with_exit_code_2_in_every_phase(tmp_path, sto
     line with exit code 2 (never a traceback, an internal error or a crash)."""
     model = write(tmp_path, "big.prism", BIG_GRID)
     uniform = write(tmp_path, "uniform.json", '{"states": [], "default": "uniform"}')
-    probe = subprocess.run([sys.executable, "-c", "import stormcf.cli; print(open('/proc/self/status').read()"
-                            ".split('VmSize:')[1].split()[0])"], capture_output=True, text=True, check=True)
+    # the address space after the imports of a check (stormcf.cli imports them when the command runs)
+    probe = subprocess.run([sys.executable, "-c", "import stormcf.cli, stormcf.batch.run, stormcf.modelcheck.task, "
+                            "stormcf.strategy; print(open('/proc/self/status').read().split('VmSize:')[1].split()[0])"],
+                           capture_output=True, text=True, check=True)
     base = int(probe.stdout) * 1024
     codes = set()
     for extra in range(40, 141, 10):

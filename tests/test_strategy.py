@@ -115,3 +115,36 @@ def test_example_3_distances(loan, impatient):
     assert d.weighted() == pytest.approx(1 + 0.14 + 0.56)
     assert list(d.changed_states) == [loan.state_index({"s": 5})]
     assert stormcf.strategy_distance(impatient, impatient).weighted() == 0
+
+
+def test_bulk_reading_equals_reading_entry_by_entry():
+    """The vectorised reading of a strategy file (every entry a full valuation) gives the strategy the entry-by-entry
+    reading gives, on QVBS eajs (1,817 states with several choices of one action, named a#k)."""
+    from pathlib import Path
+    from stormcf.strategy import _StrategyReader
+    eajs = stormcf.load_model(Path(__file__).parent / "data" / "qvbs" / "eajs.2.prism", constants="energy_capacity=100")
+    assert (eajs.choices_named(eajs.state_of_choice, eajs.choice_names) == np.arange(eajs.n_choices)).all()
+    assert (eajs.choices_named([0, 0], ["no such action", eajs.choice_name(1)]) == -1).all()
+    data = json.loads(json.dumps(Strategy.random(eajs, seed=5).to_dict()))
+    reader = _StrategyReader(eajs, "s.json")
+    bulk = reader.read_entries(data["states"])
+    one_by_one = np.full(eajs.n_choices, np.nan)
+    seen = {}
+    for i, entry in enumerate(data["states"]):
+        seen[reader.read_entry(i, entry, one_by_one, seen)] = i
+    assert bulk is not None and np.array_equal(bulk, one_by_one, equal_nan=True)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda e: e["actions"].update(Quit=True), "probability of 'Quit' must be a number, got True"),
+    (lambda e: e["state"].update(s=True), "variable 's' is an integer; got True"),
+    (lambda e: e["actions"].update(Quit=5.0), "probability of .Quit. is 5, more than 1"),
+    (lambda e: e["actions"].update(Fly=0.0), "action 'Fly' is not enabled in state"),
+])
+def test_a_bad_entry_among_good_ones_is_named(loan, change, message):
+    """A strategy the bulk reading refuses is read entry by entry, whose message names the entry."""
+    data = json.loads(json.dumps(Strategy.uniform(loan).to_dict()))
+    k = next(i for i, e in enumerate(data["states"]) if "Quit" in e["actions"])
+    change(data["states"][k])
+    with pytest.raises(stormcf.StrategyError, match=rf"states\[{k}\].*{message}"):
+        Strategy.from_dict(loan, data)

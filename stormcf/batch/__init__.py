@@ -19,8 +19,10 @@ On a Dask cluster, the same with joblib's configuration::
     with Client("tcp://scheduler:8786"), parallel_config(backend="dask"):
         outcomes = list(run_batch(source, analysis, items))
 """
-from .run import (BatchSummary, Item, ItemError, ModelFile, Outcome, Source, backend, read_jsonl, run_batch, run_item,
-                  shared)
+from .._lazy import lazy_exports
 
-__all__ = ["BatchSummary", "Item", "ItemError", "ModelFile", "Outcome", "Source", "backend", "read_jsonl",
-           "run_batch", "run_item", "shared"]
+_EXPORTS = dict.fromkeys(["BatchSummary", "FilePin", "Item", "ItemError", "ModelFile", "Outcome", "Source", "backend",
+                          "chunks", "read_jsonl", "run_batch", "run_chunk", "run_item", "shared"], ".run")
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)   # public name -> submodule, imported on first use
+
+__all__ = list(_EXPORTS)

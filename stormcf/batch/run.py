@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
 
-from joblib import Parallel, delayed, parallel_config
+import numpy as np
 
 from ..analysis import Analysis
 from ..deadline import Deadline
@@ -49,7 +49,6 @@ from ..interrupt import Interrupted
 from ..limits import format_bytes, require_memory, resident_memory
 from ..model import ExplicitModel
 from ..report import Report, to_json_data
-from ..storm import load_model
 
 
 class Source(Protocol):
@@ -101,6 +100,7 @@ class ModelFile:
             object.__setattr__(self, "pin", FilePin.of(self.path))
 
     def load(self) -> ExplicitModel:
+        from ..storm import load_model
         model = load_model(self.pin.readable(self.path), constants=self.constants, shown_as=self.path)
         return model.with_naming(self.naming) if self.naming != "valuation" else model
 
@@ -241,39 +241,99 @@ def _forget(source: Source) -> None:
 # ================================================================================================ running
 def run_item(source: Source, analysis: Analysis, item: Item, until: float = math.inf,
              item_seconds: float | None = None) -> Outcome:
-    """One item in this process (what a worker runs): the analysis's document, or an ``error`` document; ``until``
-    is the batch's deadline as a wall-clock time (:meth:`~stormcf.deadline.Deadline.until_time`), ``item_seconds``
-    the item's own budget."""
+    """One item in this process: the analysis's document, or an ``error`` document (:func:`run_chunk`)."""
+    outcome, = run_chunk(source, analysis, [item], until, item_seconds)
+    return outcome
+
+
+def run_chunk(source: Source, analysis: Analysis, items: Sequence[Item], until: float = math.inf,
+              item_seconds: float | None = None) -> list[Outcome]:
+    """Consecutive items in this process (what a worker runs): each item's document, or an ``error`` document.
+    ``until`` is the batch's deadline as a wall-clock time (:meth:`~stormcf.deadline.Deadline.until_time`),
+    ``item_seconds`` each item's own budget. An analysis that solves many problems at once
+    (:attr:`~stormcf.analysis.Analysis.batched`) gets the chunk's readable items together, within their budgets
+    summed, and each item's seconds are its share."""
     with _LOCK:
-        deadline = Deadline.until(until)
-        if item_seconds is not None:
-            deadline = deadline.sub(seconds=item_seconds)
-        start = time.perf_counter()
-        cells: Mapping[str, Any] = {}
-        with deadline.active():
+        batch = Deadline.until(until)
+        with batch.active():
             common = shared(source)             # a bad source raises: the whole batch fails
-            model = common if isinstance(common, ExplicitModel) else None
+        model = common if isinstance(common, ExplicitModel) else None
+        together = _solve_together(analysis, common, items, batch, item_seconds) if analysis.batched else {}
+        outcomes = []
+        for item in items:
+            start = time.perf_counter()
             if item.error is not None:
                 result: Report = ItemError(analysis.command, item.error, "InputError", False, model)
-            elif deadline.expired and not deadline.interrupted:
-                result = ItemError(analysis.command, "not started: the time limit ran out", "TimeLimitReached",
-                                   False, model, status="timeout")
+            elif item.index in together:
+                result, seconds = together[item.index]
+                start -= seconds
             else:
-                try:
-                    result = analysis(common, item.content, item.where, deadline)
-                    cells = analysis.cells(result)
-                except (TimeLimitReached, Interrupted) as err:
-                    why = str(err) or "stopped at the user's request"
-                    result = ItemError(analysis.command, why, type(err).__name__, False, model, status="timeout"
-                                       if isinstance(err, TimeLimitReached) else "interrupted")
-                except StormcfError as err:
-                    result = ItemError(analysis.command, str(err), type(err).__name__, False, model)
-                except Exception as err:            # an internal error in one item: reported, the batch goes on
-                    result = ItemError(analysis.command, f"internal error: {type(err).__name__}: {err}",
-                                       type(err).__name__, True, model)
-        document = to_json_data(result.to_dict())
-        seconds = time.perf_counter() - start
-    return Outcome(item.index, item.where, _with_batch_key(document, item), seconds, cells)
+                deadline = batch if item_seconds is None else batch.sub(seconds=item_seconds)
+                with deadline.active():
+                    result = _solved(analysis, model, lambda: analysis(common, item.content, item.where, deadline),
+                                     deadline)
+            document = to_json_data(result.to_dict())
+            outcomes.append(Outcome(item.index, item.where, _with_batch_key(document, item),
+                                    time.perf_counter() - start, _cells(analysis, result)))
+    return outcomes
+
+
+def _solve_together(analysis: Analysis, common: Any, items: Sequence[Item], batch: Deadline,
+                    item_seconds: float | None) -> dict[int, tuple[Report, float]]:
+    """The readable items of a chunk solved at once: item index -> (its result or error document, its share of the
+    seconds)."""
+    readable = [item for item in items if item.error is None]
+    if not readable:
+        return {}
+    deadline = batch if item_seconds is None else batch.sub(seconds=item_seconds * len(readable))
+    model = common if isinstance(common, ExplicitModel) else None
+    start = time.perf_counter()
+    with deadline.active():
+        problems: dict[int, Any] = {}
+        results: dict[int, Report] = {}
+        for item in readable:
+            try:
+                problems[item.index] = analysis.problem(common, item.content, item.where)
+            except StormcfError as err:
+                results[item.index] = ItemError(analysis.command, str(err), type(err).__name__, False, model)
+        answers = _solved(analysis, model, lambda: analysis.solve_many(list(problems.values()), deadline), deadline)
+        if isinstance(answers, ItemError) and answers.internal:     # a bug of the chunk: every item on its own
+            answers = Analysis.solve_many(analysis, list(problems.values()), deadline)
+    if isinstance(answers, ItemError):          # the whole chunk stopped (time limit, Ctrl-C)
+        results.update(dict.fromkeys(problems, answers))
+    else:
+        for index, answer in zip(problems, answers):
+            results[index] = answer if isinstance(answer, Report) else _error_result(analysis, answer, model)
+    share = (time.perf_counter() - start) / len(readable)
+    return {index: (result, share) for index, result in results.items()}
+
+
+def _solved(analysis: Analysis, model: ExplicitModel | None, solve, deadline: Deadline):
+    """``solve()``'s result, or the error document of what stopped it (not started when the time was up)."""
+    if deadline.expired and not deadline.interrupted:
+        return ItemError(analysis.command, "not started: the time limit ran out", "TimeLimitReached", False, model,
+                         status="timeout")
+    try:
+        return solve()
+    except (StormcfError, Interrupted, Exception) as err:   # a bad or stopped item: reported, the batch goes on
+        return _error_result(analysis, err, model)
+
+
+def _error_result(analysis: Analysis, err: BaseException, model: ExplicitModel | None) -> ItemError:
+    """The error document of an item: stopped (``timeout``, ``interrupted``), bad input (a StormcfError) or an
+    internal error (anything else)."""
+    if isinstance(err, (TimeLimitReached, Interrupted)):
+        why = str(err) or "stopped at the user's request"
+        return ItemError(analysis.command, why, type(err).__name__, False, model,
+                         status="timeout" if isinstance(err, TimeLimitReached) else "interrupted")
+    if isinstance(err, StormcfError):
+        return ItemError(analysis.command, str(err), type(err).__name__, False, model)
+    return ItemError(analysis.command, f"internal error: {type(err).__name__}: {err}", type(err).__name__, True,
+                     model)
+
+
+def _cells(analysis: Analysis, result: Report) -> Mapping[str, Any]:
+    return {} if isinstance(result, ItemError) else analysis.cells(result)
 
 
 def _with_batch_key(document: dict[str, Any], item: Item) -> dict[str, Any]:
@@ -286,18 +346,41 @@ def _with_batch_key(document: dict[str, Any], item: Item) -> dict[str, Any]:
     return out
 
 
+#: chunks per worker: items go to the workers in consecutive chunks, a few per worker so that the workers finish
+#: together (an analysis that solves many items at once gets fewer: each chunk is one certificate)
+CHUNKS_PER_WORKER = 4
+CERTIFIED_CHUNKS_PER_WORKER = 2
+
+
+def chunks(items: Sequence[Item], workers: int, together: bool) -> list[list[Item]]:
+    """Consecutive chunks of the items for ``workers`` workers: one item each when serial (the outcomes stream),
+    or the whole batch for an analysis that solves many items at once (``together``); in parallel a few balanced
+    chunks per worker."""
+    items = list(items)
+    if workers <= 1:
+        return [items] if together and items else [[item] for item in items]
+    count = min(len(items), workers * (CERTIFIED_CHUNKS_PER_WORKER if together else CHUNKS_PER_WORKER))
+    bounds = np.linspace(0, len(items), count + 1).round().astype(int) if count else [0]
+    return [items[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 def run_batch(source: Source, analysis: Analysis, items: Iterable[Item], workers: int | None = None,
               deadline: Deadline | None = None, item_seconds: float | None = None) -> Iterator[Outcome]:
-    """Every item through ``analysis``, yielded in input order as soon as it is done (module docs).
+    """Every item through ``analysis``, yielded in input order as soon as its chunk is done (module docs).
 
     ``workers``: 1 runs serially in this process; N > 1 runs N joblib workers of the active backend (loky processes
     by default); -1 one per CPU (or per Dask worker thread); ``None`` follows joblib's active ``parallel_config``
-    (serial outside one). ``deadline`` (default: the active one) bounds the whole batch, ``item_seconds`` each item.
+    (serial outside one). The items go to the workers in consecutive chunks (:func:`chunks`): each chunk travels
+    with the source once, and a worker keeps the source's shared object (the model) between chunks and batches.
+    ``deadline`` (default: the active one) bounds the whole batch, ``item_seconds`` each item.
     """
+    from joblib import Parallel, delayed, effective_n_jobs
     until = (deadline if deadline is not None else Deadline.current()).until_time()
-    jobs = (delayed(run_item)(source, analysis, item, until, item_seconds) for item in items)
+    parallel = Parallel(n_jobs=workers, return_as="generator")
+    jobs = chunks(list(items), effective_n_jobs(workers), analysis.batched)
     try:
-        yield from Parallel(n_jobs=workers, return_as="generator")(jobs)
+        for outcomes in parallel(delayed(run_chunk)(source, analysis, chunk, until, item_seconds) for chunk in jobs):
+            yield from outcomes
     finally:
         _forget(source)                          # a serial run's model is not kept beyond its batch
 
@@ -324,6 +407,7 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
     scheduler controls every process connected to it): connect only to schedulers you trust. ``tls://`` addresses
     encrypt and authenticate the connection with ``security`` (a ``distributed.security.Security``), by default
     the one Dask's configuration gives (:data:`TLS_SETTINGS`)."""
+    from joblib import parallel_config
     if name == "loky":
         if scheduler is not None:
             raise OptionError("a scheduler address applies to the dask backend only")

@@ -136,6 +136,8 @@ def _run(args: argparse.Namespace) -> int:
     except interrupt.Terminated:
         raise
     except OSError as err:
+        if is_out_of_memory(err):
+            return _fail(f"error: {out_of_memory_message(err)}", 2)
         if err.errno not in _FULL:
             return _internal(err)
         return _fail(f"error: cannot write ({err.strerror}): the disk is full or a file size limit is reached", 2)

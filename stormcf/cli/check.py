@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import read_jsonl
 from ..errors import PropertyError, StrategyError
 from ..examples import read_json
-from ..modelcheck import read_properties
-from ..modelcheck.task import PropertyCheck
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, batch_exit_code,
                      emit, model_file, model_from_args, require_single, run_batch_command)
 
@@ -41,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..batch import read_jsonl
+    from ..modelcheck import read_properties
+    from ..modelcheck.task import PropertyCheck
     if not args.prop and not args.props:
         raise PropertyError("no property given: use --prop PCTL (repeatable) or --props FILE")
     analysis = PropertyCheck(properties=list(args.prop) + (read_properties(args.props) if args.props else []),

@@ -7,17 +7,17 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from .. import console
-from ..analysis import Analysis
-from ..batch import BatchSummary, Item, ModelFile, Source, backend, read_jsonl, run_batch
-from ..deadline import Deadline
 from ..errors import OptionError, OutputError, PathError
 from ..examples import read_json
-from ..model import ExplicitModel
-from ..plotting import figure_format
-from ..report import Report, json_lines, write_json
+
+if TYPE_CHECKING:       # the command line imports the analyses (numpy, Storm, joblib, ...) when a command runs
+    from ..analysis import Analysis
+    from ..batch import BatchSummary, Item, ModelFile, Source
+    from ..model import ExplicitModel
+    from ..report import Report
 
 #: exit code of a batch in which some item failed (its document has status "error" and says why)
 ITEMS_FAILED = 4
@@ -36,6 +36,7 @@ def add_model_arguments(parser: argparse.ArgumentParser, required: bool = True) 
 
 def model_file(args: argparse.Namespace) -> ModelFile:
     """The model file, constants and state naming of the arguments (what batch workers rebuild the model from)."""
+    from ..batch import ModelFile
     return ModelFile(args.model, args.constants, args.state_names)
 
 
@@ -169,6 +170,7 @@ def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:
     if target.exists() and not os.access(target, os.W_OK):
         raise OutputError("the file is read-only")
     if kind == "figure":
+        from ..plotting import figure_format
         try:
             figure_format(target)
         except OutputError as err:          # the message names the path already
@@ -183,6 +185,7 @@ def _require_writable_directory(folder: Path, what: str) -> None:
 def emit(result: Report, args: argparse.Namespace, plot: Callable[[Report, str], str] | None = None) -> None:
     """The result as text on stdout and, with ``--json OUT``, as JSON (``-``: only the JSON on stdout); with
     ``--plot OUT`` also the figure ``plot(result, OUT)`` draws (it returns the image format it wrote)."""
+    from ..report import write_json
     quiet = args.json == "-"
     if quiet:
         write_json(result.to_dict(), stream=getattr(args, "result_stream", None))
@@ -280,6 +283,9 @@ def run_batch_command(args: argparse.Namespace, source: Source, analysis: Analys
                       items: Sequence[Item]) -> BatchSummary:
     """Run a batch: its documents as JSON lines to ``--json OUT`` (``-``: stdout, which then holds only them) and the
     summary table on stdout. Returns the summary (statuses, failures) for the exit code."""
+    from ..batch import BatchSummary, ModelFile, backend, run_batch
+    from ..deadline import Deadline
+    from ..report import json_lines
     summary = BatchSummary(list(analysis.columns), with_model=isinstance(source, ModelFile))
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
     start = time.perf_counter()
@@ -299,6 +305,7 @@ def run_batch_command(args: argparse.Namespace, source: Source, analysis: Analys
 def run_on_paths(args: argparse.Namespace, analysis: Analysis,
                  plot: Callable[[Report, str], str] | None = None) -> int:
     """A command on observed paths: one (``--path``: the result, with ``--plot``) or a batch (``--paths``)."""
+    from ..batch import read_jsonl
     if args.paths:
         if args.plot:
             raise OptionError("--plot draws one analysis; it does not apply to --paths")

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..counterfactual import CounterfactualProblem, solve_counterfactual
 from ..examples import example_path
-from ..reachability import optimal_strategy
-from ..report import Summary, write_json
-from ..storm import load_model, storm_version
-from ..strategy import Strategy
-from ..verify import check_model, check_strategy, format_value
 from .common import add_json_argument, emit, model_line
 
 #: the counterfactual questions of the demo: title -> (bound, weights r0,r1,r∞)
@@ -30,6 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..counterfactual import CounterfactualProblem, solve_counterfactual
+    from ..reachability import optimal_strategy
+    from ..report import Summary, write_json
+    from ..storm import load_model, storm_version
+    from ..strategy import Strategy
+    from ..verify import check_model, check_strategy, format_value
     say = (lambda *_: None) if args.json == "-" else print
     model = load_model(example_path("loan.prism")).with_naming("labels")
     say(f"== stormcf demo: the loan application of Kobialka et al., \"Counterfactual Strategies for Markov Decision "

@@ -9,14 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..counterfactual import CounterfactualProblem, solve_counterfactual
 from ..examples import example_path
 from ..interrupt import temporary_directory
-from ..learn import LearnProblem, learn_mdp, read_log, sample_log
-from ..report import Summary, write_json
-from ..storm import load_model, storm_version
-from ..strategy import Strategy
-from ..verify import check_strategy, format_value
 from .common import add_json_argument, add_output_argument, non_negative_int, positive_int
 
 BOUND = 'P<=0.2 [F "rejected"]'
@@ -34,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..report import Summary, write_json
+    from ..storm import load_model
     quiet = args.json == "-"
     with temporary_directory() as scratch:
         document = _demo(args, Path(args.dir or scratch), quiet)
@@ -44,6 +40,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace, folder: Path, quiet: bool) -> dict:
+    from ..counterfactual import CounterfactualProblem, solve_counterfactual
+    from ..learn import LearnProblem, learn_mdp, read_log, sample_log
+    from ..storm import load_model, storm_version
+    from ..strategy import Strategy
+    from ..verify import check_strategy, format_value
     say = (lambda *_: None) if quiet else print
     truth = load_model(example_path("loan.prism")).with_naming("labels")
     sigma = Strategy.load(truth, example_path("loan.impatient.json"))

@@ -6,15 +6,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..counterfactual_mdp import ESTIMATORS
-from ..explain import ExplanationProblem, parse_pins
-from ..explain.task import PathExplanation
-from ..modes import Optimization
+from .._lazy import LazyChoices
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, add_plot_argument,
                      mc_samples, non_negative_int, positive_int, run_on_paths)
-
-#: posterior samples of the Monte Carlo estimator when --mc-samples is not given (the problem's default)
-MC_SAMPLES = ExplanationProblem.samples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,10 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="change budget: at most k actions differ from the path")
     p.add_argument("--k-max", type=non_negative_int, default=None,
                    help="also report the best expected outcome for every budget k' <= K (default: k)")
-    p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
-                   help="counterfactual probabilities: exact closed form (default) or Monte Carlo as in the paper")
+    p.add_argument("--estimator", choices=LazyChoices("stormcf.counterfactual_mdp.gumbel", "ESTIMATORS"),
+                   default="exact", metavar="ESTIMATOR",
+                   help="counterfactual probabilities: exact (closed form, default) or mc (Monte Carlo as in the "
+                        "paper)")
     p.add_argument("--mc-samples", type=positive_int, default=None, metavar="D",
-                   help=f"posterior samples per step for --estimator mc (default {MC_SAMPLES})")
+                   help="posterior samples per step for --estimator mc (default: the problem's, 1000)")
     p.add_argument("--explanations", type=non_negative_int, default=1000, metavar="N",
                    help="counterfactual paths sampled from the policy for the explanation summary (0: none)")
     p.add_argument("--seed", type=non_negative_int, default=0,
@@ -55,10 +51,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..explain import ExplanationProblem, parse_pins
+    from ..explain.task import PathExplanation
+    from ..modes import Optimization
     analysis = PathExplanation(explanations=args.explanations, cross_check=args.verify, baselines=args.baselines,
                                reward_model=args.reward, k=args.k, k_max=args.k_max, estimator=args.estimator,
-                               samples=mc_samples(args, MC_SAMPLES), seed=args.seed, pins=parse_pins(args.pin),
-                               forbidden=frozenset(args.forbid),
+                               samples=mc_samples(args, ExplanationProblem.samples), seed=args.seed,
+                               pins=parse_pins(args.pin), forbidden=frozenset(args.forbid),
                                optimization=Optimization.MINIMIZE if args.minimize else Optimization.MAXIMIZE)
     return run_on_paths(args, analysis, plot=_plot)
 

@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..counterfactual_mdp import ESTIMATORS
+from .._lazy import LazyChoices
 from ..errors import OptionError
-from ..icfmdp import ASSUMPTIONS, BOUNDS_METHODS, ICFMDPSettings
-from ..icfmdp.task import IntervalCounterfactualMDP
-from ..modes import Optimization
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, add_plot_argument,
                      mc_samples, non_negative_int, positive_int, run_on_paths)
-
-#: posterior samples of the Monte Carlo estimator when --mc-samples is not given (the problem's default)
-MC_SAMPLES = ICFMDPSettings.samples
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,16 +21,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reward", "-r", default=None, metavar="NAME",
                    help="PRISM reward model (state and state-action rewards; default: the only one)")
     p.add_argument("--minimize", action="store_true", help="the reward is a cost: the policy minimizes it")
-    p.add_argument("--assumptions", choices=ASSUMPTIONS, default="cs+m",
+    p.add_argument("--assumptions", choices=LazyChoices("stormcf.icfmdp.bounds", "ASSUMPTIONS"), default="cs+m",
+                   metavar="ASSUMPTIONS",
                    help="cs+m: counterfactual stability and monotonicity (default); cs: stability only; none")
-    p.add_argument("--bounds", choices=BOUNDS_METHODS, default="closed",
-                   help="closed-form bounds (default) or one exact LP per transition (small models)")
+    p.add_argument("--bounds", choices=LazyChoices("stormcf.icfmdp.problem", "BOUNDS_METHODS"), default="closed",
+                   metavar="BOUNDS", help="closed: closed-form bounds (default); lp: one exact LP per transition "
+                                          "(small models)")
     p.add_argument("--optimistic", action="store_true", help="also the optimistic (best-case) policy")
     p.add_argument("--baseline", choices=("gumbel",), default=None, help="also the Gumbel-max SCM policy")
-    p.add_argument("--estimator", choices=ESTIMATORS, default="exact",
-                   help="Gumbel-max probabilities of the baseline: exact closed form (default) or Monte Carlo")
+    p.add_argument("--estimator", choices=LazyChoices("stormcf.counterfactual_mdp.gumbel", "ESTIMATORS"),
+                   default="exact", metavar="ESTIMATOR",
+                   help="Gumbel-max probabilities of the baseline: exact (closed form, default) or mc (Monte Carlo)")
     p.add_argument("--mc-samples", type=positive_int, metavar="N", default=None,
-                   help=f"posterior samples per (t, s, a) for --estimator mc (default {MC_SAMPLES})")
+                   help="posterior samples per (t, s, a) for --estimator mc (default: the method's, 10000)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the Monte Carlo baseline (default 0)")
     add_json_argument(p)
     add_plot_argument(p, "plot bound widths and values per step")
@@ -45,10 +42,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..icfmdp import ICFMDPSettings
+    from ..icfmdp.task import IntervalCounterfactualMDP
+    from ..modes import Optimization
     if args.estimator != "exact" and args.baseline is None:
         raise OptionError(f"--estimator {args.estimator} applies to the Gumbel-max baseline only (--baseline gumbel)")
     method = ICFMDPSettings(bounds=args.bounds, optimistic=args.optimistic, baseline=args.baseline,
-                            estimator=args.estimator, samples=mc_samples(args, MC_SAMPLES), seed=args.seed)
+                            estimator=args.estimator, samples=mc_samples(args, ICFMDPSettings.samples), seed=args.seed)
     analysis = IntervalCounterfactualMDP(reward=args.reward, optimization=Optimization.MINIMIZE if args.minimize
                                          else Optimization.MAXIMIZE, assumptions=args.assumptions, method=method)
     return run_on_paths(args, analysis, plot=_plot)

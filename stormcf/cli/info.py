@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..modelcheck import ModelInfo
 from .common import add_json_argument, add_model_arguments, emit, model_from_args
 
 
@@ -15,5 +14,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..modelcheck import ModelInfo
     emit(ModelInfo(model_from_args(args)), args)
     return 0

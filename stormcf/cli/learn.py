@@ -4,8 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import LearnError
-from ..learn.problem import LEARNERS
-from ..learn.task import LogFile, ModelLearning
+from .._lazy import LazyChoices
 from .common import add_input_argument, add_json_argument, add_output_argument, non_negative_float, run_single
 
 
@@ -27,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a reward model with a cost per action (repeatable); \"steps\" is always written")
     p.add_argument("--laplace", type=non_negative_float, default=0.0, metavar="L",
                    help="Laplace smoothing of the strategy: pseudo-count L per enabled action (default 0)")
-    p.add_argument("--learner", choices=LEARNERS, default="stormcf",
+    p.add_argument("--learner", choices=LazyChoices("stormcf.learn.problem", "LEARNERS"), default="stormcf",
+                   metavar="LEARNER",
                    help="stormcf's IOAlergia (default) or AALpy's (the same automaton, far slower)")
     p.add_argument("--prop", "-p", action="append", default=[], metavar="PCTL",
                    help="a property Storm checks under the users' strategy (repeatable)")
@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..learn.task import LogFile, ModelLearning
     actions = _names(args.actions) if args.actions is not None else None
     analysis = ModelLearning(alpha=_alpha(args.alpha), labels=_unique("--label", map(_label, args.label)),
                              final_only=frozenset(_names(args.final_only)) if args.final_only else frozenset(),

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import read_jsonl
+from .._lazy import LazyChoices
 from ..errors import OptionError, RecourseError
-from ..recourse import BRKGASettings, PrismRecourse
-from ..recourse.datasets import DATASETS
-from ..recourse.problem import AUTHORS_ROUNDING, OBJECTIVES, Rounding
-from ..recourse.task import RecourseData, SequentialRecourse
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, add_plot_argument,
                      batch_exit_code, model_from_args, non_negative_int, positive_int, require_single,
                      run_batch_command, run_single)
@@ -26,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     prism.add_argument("--threshold", type=float, default=1.0, metavar="THETA",
                        help="P(accept) a plan needs on stochastic models (default 1)")
     data = p.add_argument_group("data sets of the paper")
-    data.add_argument("--dataset", choices=DATASETS, help="Adult or German credit (shipped, UCI, CC BY 4.0)")
+    data.add_argument("--dataset", choices=LazyChoices("stormcf.recourse.datasets", "DATASETS"), metavar="DATASET",
+                      help="%(choices)s: Adult or German credit (shipped, UCI, CC BY 4.0)")
     data.add_argument("--instance", type=non_negative_int, default=None, metavar="I",
                       help="the I-th rejected training row in the seeded order (default 0)")
     add_input_argument(data, "--instances", metavar="FILE.jsonl", help='a batch: one instance per line, I or '
@@ -37,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     data.add_argument("--authors-rounding", action="store_true",
                       help="the authors' roundings (states 3, efforts 4, Gower 2 decimals, changes >= 0.1)")
     ga = p.add_argument_group("BRKGA (defaults: the paper's)")
-    ga.add_argument("--objectives", default=",".join(OBJECTIVES), metavar="LIST",
+    ga.add_argument("--objectives", default=None, metavar="LIST",
                     help="cost,gower,freq or a subset with cost (default all)")
     ga.add_argument("--seed", type=non_negative_int, default=1, help="seed of the GA (default 1)")
     ga.add_argument("--generations", type=positive_int, default=150, metavar="G",
@@ -65,9 +62,16 @@ def _grid_points(text: str) -> int:
     return points
 
 
-def _dataset(args: argparse.Namespace) -> RecourseData:
-    return RecourseData(args.dataset, discounted=not args.scf, objectives=args.objectives,
+def _dataset(args: argparse.Namespace):
+    from ..recourse.problem import AUTHORS_ROUNDING, Rounding
+    from ..recourse.task import RecourseData
+    return RecourseData(args.dataset, discounted=not args.scf, objectives=_objectives(args),
                         rounding=AUTHORS_ROUNDING if args.authors_rounding else Rounding(), grid=args.grid)
+
+
+def _objectives(args: argparse.Namespace) -> str:
+    from ..recourse.problem import OBJECTIVES
+    return args.objectives if args.objectives is not None else ",".join(OBJECTIVES)
 
 
 def _require_front_options(args: argparse.Namespace) -> None:
@@ -96,10 +100,15 @@ def _shared(args: argparse.Namespace):
         return _dataset(args).load()
     if args.target is None or args.cost is None:
         raise RecourseError(f"{args.model}: the PRISM front needs --target LABEL and --cost REWARD")
-    return PrismRecourse(model_from_args(args), args.target, args.cost, args.effort, args.objectives, args.threshold)
+    from ..recourse import PrismRecourse
+    return PrismRecourse(model_from_args(args), args.target, args.cost, args.effort, _objectives(args),
+                         args.threshold)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..batch import read_jsonl
+    from ..recourse import BRKGASettings
+    from ..recourse.task import SequentialRecourse
     _require_front_options(args)
     ga = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
     analysis = SequentialRecourse(ga=ga, exact=not args.no_exact, achievable=args.storm_front)

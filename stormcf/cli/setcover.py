@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import read_jsonl
+from .._lazy import LazyChoices
 from ..errors import StateError
-from ..setcover import DEFAULT_METHOD, METHODS
-from ..setcover.task import InstanceFile, SetCoverExplanation
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, batch_exit_code, require_single,
                      run_batch_command, run_single)
 
@@ -23,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        '{"agent": [...], "group": "g"}')
     p.add_argument("--group", default=None, help="the agent's group (its available actions; in a batch: of the "
                                                  "agents whose line names none)")
-    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+    p.add_argument("--method", choices=LazyChoices("stormcf.setcover.engines", "METHODS"), default=None,
+                   metavar="METHOD",
                    help="bnb (branch and bound, default), dp, milp (HiGHS), storm (Rmin on the projected MDP), "
                         "bruteforce, greedy")
     add_json_argument(p)
@@ -32,7 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    source, analysis = InstanceFile(args.instance), SetCoverExplanation(method=args.method, group=args.group)
+    from ..batch import read_jsonl
+    from ..setcover.task import InstanceFile, SetCoverExplanation
+    settings = {"method": args.method} if args.method is not None else {}
+    source, analysis = InstanceFile(args.instance), SetCoverExplanation(group=args.group, **settings)
     if args.agents:
         return batch_exit_code(run_batch_command(args, source, analysis, read_jsonl(args.agents, StateError)))
     require_single(args, "--agents")

@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..report import Summary
-from ..setcover import EXACT
-from ..setcover.data import LabelledAgents
-from ..setcover.learn import Generator, evaluate
+from .._lazy import LazyChoices
 from .common import add_input_argument, add_json_argument, emit, positive_int
 
 
@@ -18,13 +15,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_input_argument(p, "data", metavar="DATA.npz", help="labelled agents (e.g. GEN.test.npz from setcover-learn)")
     p.add_argument("--top-k", type=positive_int, default=1,
                    help="mc/knn: cheapest valid of the k best CFEs (default 1)")
-    p.add_argument("--certify", choices=("lp",) + EXACT, default=None,
-                   help="bound the optimality gap of every answer: LP relaxation or an exact engine")
+    p.add_argument("--certify", choices=LazyChoices("stormcf.setcover.engines", "EXACT", ("lp",)), default=None,
+                   metavar="ENGINE", help="bound the optimality gap of every answer: the LP relaxation or an exact "
+                                          "engine (%(choices)s)")
     add_json_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..report import Summary
+    from ..setcover.data import LabelledAgents
+    from ..setcover.learn import Generator, evaluate
     metrics = evaluate(Generator.load(args.generator), LabelledAgents.load(args.data), args.top_k, args.certify)
     width = max(len(k) for k in metrics)
     lines = [f"{key:<{width}}  {_shown(value)}" for key, value in metrics.items()]

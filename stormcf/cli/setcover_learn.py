@@ -5,15 +5,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from ..deadline import Deadline
+from .._lazy import LazyChoices
 from ..errors import OptionError
-from ..limits import require_memory
-from ..report import Summary
-from ..setcover.data import (COST_MODES, GROUPINGS, THRESHOLDS, LabelledAgents, frequency_filter, generate,
-                             generate_grouped, split)
-from ..setcover.family import FAMILY_METHODS
-from ..setcover.learn import (DEFAULT_SETTINGS, GENERATORS, NETWORKS, GeneratorError, TrainingSettings, augment,
-                              exact_match, train)
 from .common import add_input_argument, add_json_argument, add_output_argument, emit, non_negative_int, positive_int
 
 
@@ -27,12 +20,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="agents drawn before de-duplication (default 100000)")
     d.add_argument("--p-f", type=probability, default=0.68, help="feature probability in [0, 1] (default 0.68)")
     d.add_argument("--p-a", type=probability, default=0.5, help="effect probability in [0, 1] (default 0.5)")
-    d.add_argument("--costs", choices=COST_MODES, default="real", help="coordinate costs (default real: U(0, n))")
-    d.add_argument("--classifier", choices=THRESHOLDS, default="ones", help="thresholds (default ones)")
-    d.add_argument("--groups", choices=GROUPINGS, default=None,
+    d.add_argument("--costs", choices=LazyChoices("stormcf.setcover.data", "COST_MODES"), default="real",
+                   metavar="COSTS", help="coordinate costs: %(choices)s (default real: U(0, n))")
+    d.add_argument("--classifier", choices=LazyChoices("stormcf.setcover.data", "THRESHOLDS"), default="ones",
+                   metavar="THRESHOLDS", help="thresholds: %(choices)s (default ones)")
+    d.add_argument("--groups", choices=LazyChoices("stormcf.setcover.data", "GROUPINGS"), default=None,
+                   metavar="GROUPING",
                    help="Table 4's grouped data: manual (each of 5 groups may take a random half of the actions) or "
                         "probabilistic (5 groups with their own actions, p_a = 0.4 .. 0.8; --p-a is then unused)")
-    d.add_argument("--method", choices=FAMILY_METHODS + ("milp",), default="storm", help="labelling engine")
+    d.add_argument("--method", choices=LazyChoices("stormcf.setcover.family", "FAMILY_METHODS", ("milp",)),
+                   default="storm", metavar="ENGINE", help="labelling engine: %(choices)s (default storm)")
     d.add_argument("--max-size", type=positive_int, default=3, help="drop CFEs with more actions (default 3)")
     d.add_argument("--seed", type=non_negative_int, default=0)
     add_output_argument(d, "--instance-out", metavar="INSTANCE.json", default=None, help="also write the instance")
@@ -42,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("setcover-learn", help="train a learned CFE generator (mc, na, fa, seq2seq, knn) on a labelled "
                                               "data set (mc/na/fa/seq2seq need the extra stormcf[learn]: PyTorch)")
     add_input_argument(p, "data", metavar="DATA.npz", help="labelled data set from setcover-data")
-    p.add_argument("--generator", choices=GENERATORS, default="mc",
+    p.add_argument("--generator", choices=LazyChoices("stormcf.setcover.learn", "GENERATORS"), default="mc",
+                   metavar="GENERATOR",
                    help="mc (default), na, fa, seq2seq (full action, encoder-decoder), knn (Hamming)")
     add_output_argument(p, "--out", required=True, metavar="GEN.npz", companions=lambda out: [held_out_path(out)],
                         help="the trained generator (weights, classes); the held-out agents go beside it")
@@ -114,6 +112,8 @@ def held_out_path(out: str) -> str:
 
 
 def run_data(args: argparse.Namespace) -> int:
+    from ..report import Summary
+    from ..setcover.data import generate, generate_grouped
     if args.groups:
         data = generate_grouped(args.groups, args.features, args.actions, args.p_f, args.draws, args.costs,
                                 args.classifier, args.method, args.max_size, args.seed)
@@ -134,6 +134,11 @@ def run_data(args: argparse.Namespace) -> int:
 
 
 def run_learn(args: argparse.Namespace) -> int:
+    from ..deadline import Deadline
+    from ..limits import require_memory
+    from ..report import Summary
+    from ..setcover.data import LabelledAgents, frequency_filter, split
+    from ..setcover.learn import NETWORKS, augment, exact_match, train
     deadline = Deadline.current()
     kind = args.generator
     settings = training_settings(args) if kind in NETWORKS else None
@@ -182,8 +187,9 @@ def run_learn(args: argparse.Namespace) -> int:
     return 0
 
 
-def training_settings(args: argparse.Namespace) -> TrainingSettings:
-    """The generator's defaults with the options given."""
+def training_settings(args: argparse.Namespace):
+    """The generator's defaults with the options given (a :class:`~stormcf.setcover.learn.TrainingSettings`)."""
+    from ..setcover.learn import DEFAULT_SETTINGS, GeneratorError
     chosen = {"epochs": args.epochs, "patience": args.patience, "batch_size": args.batch_size,
               "learning_rate": args.learning_rate, "dropout": args.dropout, "l2": args.l2, "p_w": args.p_w,
               "alpha": args.alpha, "decoder": args.decoder, "seed": args.seed}

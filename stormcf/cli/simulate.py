@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..inputs import make_path_file
-from ..strategy import Strategy
 from .common import (add_input_argument, add_json_argument, add_model_arguments, add_output_argument, emit,
                      model_from_args, non_negative_int, positive_int)
 
@@ -22,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..inputs import make_path_file
+    from ..strategy import Strategy
     model = model_from_args(args)
     strategy = Strategy.load(model, args.strategy) if args.strategy else Strategy.uniform(model)
     name = args.strategy or "the uniform strategy"

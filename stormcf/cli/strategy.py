@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..batch import Item, read_jsonl
-from ..counterfactual import to_dot
-from ..counterfactual.solve import SOLVERS
-from ..counterfactual.task import CounterfactualStrategies, strategy_items
+from .._lazy import LazyChoices
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
-from ..report import write_text
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments,
                      add_output_argument, add_plot_argument, batch_exit_code, emit, model_file, model_from_args,
                      positive_int, require_single, run_batch_command, status_exit_code)
@@ -39,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     control.add_argument("--controllable-actions", metavar="A,B", help="only these PRISM actions may change")
     control.add_argument("--controllable-states", metavar="EXPR",
                          help="only states satisfying this label or PRISM expression may change")
-    p.add_argument("--solver", choices=SOLVERS, default="auto",
+    p.add_argument("--solver", choices=LazyChoices("stormcf.counterfactual.solve", "SOLVERS"), default="auto",
+                   metavar="SOLVER",
                    help="auto (exact special cases, else Gurobi, else SCIP), gurobi, scip, highs")
     p.add_argument("--diverse", type=positive_int, default=1, metavar="N", help="compute N diverse counterfactuals")
     p.add_argument("--diversity-weight", type=float, default=2.0, metavar="LAMBDA", help="λ (default 2)")
@@ -54,6 +51,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..batch import Item, read_jsonl
+    from ..counterfactual import to_dot
+    from ..counterfactual.task import CounterfactualStrategies, strategy_items
+    from ..report import write_text
     if not args.prop and not args.require:
         raise OptionError("give the bound to meet with --prop (or the bounds that must all hold with --require)")
     batch = bool(args.strategies) or len(args.prop or []) > 1

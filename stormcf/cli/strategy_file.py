@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from ..inputs import make_strategy_file
 from .common import add_json_argument, add_model_arguments, add_output_argument, emit, model_from_args, non_negative_int
 
 
@@ -24,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..inputs import make_strategy_file
     kind = "uniform" if args.uniform else ("random" if args.random is not None else "scheduler")
     emit(make_strategy_file(model_from_args(args), args.out, kind, args.scheduler, args.random), args)
     return 0

@@ -16,13 +16,18 @@ primal method of d1 and the repair of rejected solutions), :mod:`certify` (candi
 :mod:`solve` (the pipeline), :mod:`diverse`, :mod:`result`, :mod:`dot`. The distances are the norms of
 :mod:`stormcf.distance`.
 """
-from ..distance import Weights
-from ..solvers import LicenceLimitError
-from .bounds import Bound, parse_bound
-from .dot import to_dot
-from .problem import CounterfactualProblem
-from .result import CounterfactualResult
-from .solve import diverse_counterfactuals, solve_counterfactual
+from .._lazy import lazy_exports
+
+_EXPORTS = {  # public name -> the submodule it lives in, imported on first use (stormcf._lazy)
+    **dict.fromkeys(["Weights"], "..distance"),
+    **dict.fromkeys(["LicenceLimitError"], "..solvers"),
+    **dict.fromkeys(["Bound", "parse_bound"], ".bounds"),
+    **dict.fromkeys(["to_dot"], ".dot"),
+    **dict.fromkeys(["CounterfactualProblem"], ".problem"),
+    **dict.fromkeys(["CounterfactualResult"], ".result"),
+    **dict.fromkeys(["diverse_counterfactuals", "solve_counterfactual"], ".solve"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["Bound", "CounterfactualProblem", "CounterfactualResult", "LicenceLimitError", "Weights",
            "diverse_counterfactuals", "parse_bound", "solve_counterfactual", "to_dot"]

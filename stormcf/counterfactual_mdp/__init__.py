@@ -5,16 +5,22 @@ optimistic nature, with or without a budget of changes), the time-unrolled model
 Used by :mod:`stormcf.icfmdp` (interval counterfactual MDPs, seed 004) and :mod:`stormcf.explain` (k-change path
 explanations, seed 001).
 """
-from .backward import (TIE_TOLERANCE, Policy, PolicyWeights, evaluate, group_argmax, group_sum, interval_expectation,
-                       occupancy, optimal_policy, reachable)
-from .gumbel import ESTIMATORS, counterfactual_transitions, exact_rows, gumbel_cfmdp, mc_rows, posterior_noise
-from .model import (LAYERS, ChoiceRule, CounterfactualMDP, Step, all_choices, build_cfmdp, observed_entry,
-                    observed_steps)
-from .sampling import SampledPaths, sample_cfmdp, sample_paths
-from .unrolled import UnrolledModel, unroll
+from .._lazy import lazy_exports
+
+_EXPORTS = {  # public name -> the submodule it lives in, imported on first use (stormcf._lazy)
+    **dict.fromkeys(["TIE_TOLERANCE", "Policy", "PolicyWeights", "evaluate", "group_argmax", "group_sum",
+        "interval_expectation", "occupancy", "optimal_policy", "reachable"], ".backward"),
+    **dict.fromkeys(["ESTIMATORS", "counterfactual_transitions", "exact_rows", "gumbel_cfmdp", "mc_rows",
+        "posterior_noise"], ".gumbel"),
+    **dict.fromkeys(["LAYERS", "ChoiceRule", "CounterfactualMDP", "Step", "all_choices", "build_cfmdp",
+        "observed_entry", "observed_steps"], ".model"),
+    **dict.fromkeys(["SampledPaths", "sample_cfmdp", "sample_paths"], ".sampling"),
+    **dict.fromkeys(["UnrolledModel", "unroll"], ".unrolled"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["ESTIMATORS", "LAYERS", "TIE_TOLERANCE", "ChoiceRule", "CounterfactualMDP", "Policy", "PolicyWeights",
            "SampledPaths", "Step", "UnrolledModel", "all_choices", "build_cfmdp", "counterfactual_transitions",
            "evaluate", "exact_rows", "group_argmax", "group_sum", "gumbel_cfmdp", "interval_expectation", "mc_rows",
-           "observed_entry", "observed_steps", "occupancy", "optimal_policy", "posterior_noise",
-           "reachable", "sample_cfmdp", "sample_paths", "unroll"]
+           "observed_entry", "observed_steps", "occupancy", "optimal_policy", "posterior_noise", "reachable",
+           "sample_cfmdp", "sample_paths", "unroll"]

@@ -10,12 +10,18 @@ the alternative paths look like? The pieces, in the order :func:`explain_path` u
 - :func:`baseline_policy`: the random / greedy / noisy-greedy baselines of App. D;
 - :func:`unrolled_model`: the explicit (t, s, l) model that Storm checks (optimum and policy value).
 """
-from .baselines import BASELINES, baseline_policy
-from .problem import ExplanationError, ExplanationProblem, parse_pins
-from .result import ExplanationResult
-from .solve import counterfactual_mdp, explain_path, k_change_dp, policy_entries, unrolled_model
-from .summary import Explanation, ExplanationSummary, summarize
+from .._lazy import lazy_exports
+
+_EXPORTS = {  # public name -> the submodule it lives in, imported on first use (stormcf._lazy)
+    **dict.fromkeys(["BASELINES", "baseline_policy"], ".baselines"),
+    **dict.fromkeys(["ExplanationError", "ExplanationProblem", "parse_pins"], ".problem"),
+    **dict.fromkeys(["ExplanationResult"], ".result"),
+    **dict.fromkeys(["counterfactual_mdp", "explain_path", "k_change_dp", "policy_entries", "unrolled_model"],
+        ".solve"),
+    **dict.fromkeys(["Explanation", "ExplanationSummary", "summarize"], ".summary"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["BASELINES", "Explanation", "ExplanationError", "ExplanationProblem", "ExplanationResult",
-           "ExplanationSummary", "baseline_policy", "counterfactual_mdp", "explain_path", "k_change_dp",
-           "parse_pins", "policy_entries", "summarize", "unrolled_model"]
+           "ExplanationSummary", "baseline_policy", "counterfactual_mdp", "explain_path", "k_change_dp", "parse_pins",
+           "policy_entries", "summarize", "unrolled_model"]

@@ -9,13 +9,18 @@ Gumbel-max SCM counterfactual MDP (Oberst & Sontag) as the baseline.
   analysis and re-checks every value with Storm -> :class:`ICFMDPResult`;
 - evaluation: :func:`evaluate_policies` (Monte Carlo over sampled CFMDPs, paper §6).
 """
-from .arrays import mdp_from_arrays, path_from_arrays
-from .bounds import ASSUMPTIONS, SUMMATIONS, step_bounds
-from .evaluation import Evaluation, evaluate_policies
-from .lp import lp_step_bounds, pair_bounds
-from .problem import BOUNDS_METHODS, ICFMDPProblem, ICFMDPSettings, interval_cfmdp
-from .result import ICFMDPResult, policy_changes, values_on_path
-from .solve import policy_value, robust_value_iteration, solve_icfmdp, storm_value
+from .._lazy import lazy_exports
+
+_EXPORTS = {  # public name -> the submodule it lives in, imported on first use (stormcf._lazy)
+    **dict.fromkeys(["mdp_from_arrays", "path_from_arrays"], ".arrays"),
+    **dict.fromkeys(["ASSUMPTIONS", "SUMMATIONS", "step_bounds"], ".bounds"),
+    **dict.fromkeys(["Evaluation", "evaluate_policies"], ".evaluation"),
+    **dict.fromkeys(["lp_step_bounds", "pair_bounds"], ".lp"),
+    **dict.fromkeys(["BOUNDS_METHODS", "ICFMDPProblem", "ICFMDPSettings", "interval_cfmdp"], ".problem"),
+    **dict.fromkeys(["ICFMDPResult", "policy_changes", "values_on_path"], ".result"),
+    **dict.fromkeys(["policy_value", "robust_value_iteration", "solve_icfmdp", "storm_value"], ".solve"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["ASSUMPTIONS", "BOUNDS_METHODS", "SUMMATIONS", "Evaluation", "ICFMDPProblem", "ICFMDPResult",
            "ICFMDPSettings", "evaluate_policies", "interval_cfmdp", "lp_step_bounds", "mdp_from_arrays", "pair_bounds",

@@ -7,14 +7,19 @@
 
 See :mod:`.log` (input forms), :mod:`.alergia` (IOAlergia), :mod:`.names` (identifiers), :mod:`.prism` (output).
 """
-from ..errors import LearnError, LogError
-from .alergia import Automaton, Traces, aalpy_ioalergia, ioalergia
-from .log import EventLog, read_log
-from .names import identifiers, sanitise
-from .problem import LearnProblem
-from .result import LearnResult
-from .sample import sample_log
-from .solve import learn_mdp, learned_strategy
+from .._lazy import lazy_exports
+
+_EXPORTS = {  # public name -> the submodule it lives in, imported on first use (stormcf._lazy)
+    **dict.fromkeys(["LearnError", "LogError"], "..errors"),
+    **dict.fromkeys(["Automaton", "Traces", "aalpy_ioalergia", "ioalergia"], ".alergia"),
+    **dict.fromkeys(["EventLog", "read_log"], ".log"),
+    **dict.fromkeys(["identifiers", "sanitise"], ".names"),
+    **dict.fromkeys(["LearnProblem"], ".problem"),
+    **dict.fromkeys(["LearnResult"], ".result"),
+    **dict.fromkeys(["sample_log"], ".sample"),
+    **dict.fromkeys(["learn_mdp", "learned_strategy"], ".solve"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["Automaton", "EventLog", "LearnError", "LearnProblem", "LearnResult", "LogError", "Traces",
            "aalpy_ioalergia", "identifiers", "ioalergia", "learn_mdp", "learned_strategy", "read_log", "sample_log",

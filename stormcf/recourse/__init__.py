@@ -9,15 +9,20 @@ discrete and a Storm re-check of every reported plan.
 - :mod:`.solve` (:func:`solve_recourse`), :mod:`.result` (:class:`RecourseResult`), :mod:`.trace`, :mod:`.plots`;
 - :mod:`.datasets`: Adult and German credit with the paper's classifiers, actions and relation graph.
 """
-from ..errors import RecourseError
-from .brkga import BRKGASettings, brkga
-from .bruteforce import brute_force
-from .decoder import Evaluation, Plans, decode
-from .prism import PrismRecourse
-from .problem import (AUTHORS_ROUNDING, OBJECTIVES, Action, Feature, RecourseProblem, RelationGraph, Rounding, Rows,
-                      ValueDomain, add, set_to)
-from .result import RecoursePlan, RecourseResult
-from .solve import solve_recourse
+from .._lazy import lazy_exports
+
+_EXPORTS = {  # public name -> the submodule it lives in, imported on first use (stormcf._lazy)
+    **dict.fromkeys(["RecourseError"], "..errors"),
+    **dict.fromkeys(["BRKGASettings", "brkga"], ".brkga"),
+    **dict.fromkeys(["brute_force"], ".bruteforce"),
+    **dict.fromkeys(["Evaluation", "Plans", "decode"], ".decoder"),
+    **dict.fromkeys(["PrismRecourse"], ".prism"),
+    **dict.fromkeys(["AUTHORS_ROUNDING", "OBJECTIVES", "Action", "Feature", "RecourseProblem", "RelationGraph",
+        "Rounding", "Rows", "ValueDomain", "add", "set_to"], ".problem"),
+    **dict.fromkeys(["RecoursePlan", "RecourseResult"], ".result"),
+    **dict.fromkeys(["solve_recourse"], ".solve"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["AUTHORS_ROUNDING", "OBJECTIVES", "Action", "BRKGASettings", "Evaluation", "Feature", "Plans",
            "PrismRecourse", "RecourseError", "RecoursePlan", "RecourseProblem", "RecourseResult", "RelationGraph",

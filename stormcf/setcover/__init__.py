@@ -5,10 +5,15 @@
   ``greedy``, re-checked by Storm -> :class:`SetCoverResult`;
 - family: :func:`label_agents` (one Storm call labels every agent of a family);
 """
-from .engines import DEFAULT_METHOD, EXACT, METHODS, EngineSolution, lp_bound, run_engine
-from .problem import InstanceError, SetCoverInstance, SetCoverProblem
-from .result import SetCoverResult
-from .solve import solve_setcover
+from .._lazy import lazy_exports
+
+_EXPORTS = {  # public name -> the submodule it lives in, imported on first use (stormcf._lazy)
+    **dict.fromkeys(["DEFAULT_METHOD", "EXACT", "METHODS", "EngineSolution", "lp_bound", "run_engine"], ".engines"),
+    **dict.fromkeys(["InstanceError", "SetCoverInstance", "SetCoverProblem"], ".problem"),
+    **dict.fromkeys(["SetCoverResult"], ".result"),
+    **dict.fromkeys(["solve_setcover"], ".solve"),
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["DEFAULT_METHOD", "EXACT", "METHODS", "EngineSolution", "InstanceError", "SetCoverInstance",
            "SetCoverProblem", "SetCoverResult", "lp_bound", "run_engine", "solve_setcover"]

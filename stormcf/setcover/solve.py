@@ -1,29 +1,37 @@
-"""One entry point for one agent, :func:`solve_setcover`: an engine chosen by name, then Storm's re-check.
+"""The entry points: :func:`solve_setcover` for one agent, :func:`solve_setcovers` for many agents of one instance
+(a batch, certified with one Storm call for all optima and one for all plans): an engine chosen by name, then
+Storm's re-check.
 
 1. the engine (``bnb``, the default, ``dp``, ``milp``, ``storm``, ``bruteforce``; ``greedy`` as the baseline) finds
-   the canonical set;
-2. Storm checks the plan on the DTMC it induces (``R{"cost"}=? [F "goal"]``, a chain of |I| + 1 states): the cost
-   shown is Storm's;
-3. Storm computes ``Rmin=? [F "goal"]`` on the agent's projected MDP (built from arrays, reduced to the actions
-   providing each state's pivot feature, parallel choices merged; see :meth:`Transitions.explicit_model`):
-   the optimum, compared with the engine's (a disagreement is refused). When the projected MDP is too large to
-   build, optimality rests on the engine's proof (branch and bound, DP, HiGHS, enumeration) and the notes say so.
+   each agent's canonical set;
+2. Storm computes ``Rmin=? [F "goal"]`` on each agent's projected MDP (built from arrays, reduced to the actions
+   providing each state's pivot feature, parallel choices merged; see :meth:`Transitions.explicit_model`): the
+   optimum, compared with the engine's (a disagreement is refused). The projected MDPs of a batch sit side by side
+   in one model (:func:`~stormcf.model.disjoint_union`, up to :data:`STATE_LIMIT` states per Storm call), so
+   Storm checks them all at once; each agent's certificate names its own MDP and Storm's value at its state. When
+   an agent's projected MDP is too large to build, its optimality rests on the engine's proof (branch and bound,
+   DP, HiGHS, enumeration) and the notes say so;
+3. Storm checks each plan on the DTMC it induces (``R{"cost"}=? [F "goal"]``, a chain of |I| + 1 states; the plans
+   of a batch side by side, one Storm call): the cost shown is Storm's.
 """
 from __future__ import annotations
 
 import math
 import time
+from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..deadline import Deadline
-from ..errors import SolverError
-from ..model import ExplicitModel, RewardModel
-from ..verify import check_model
+from ..errors import SolverError, StormcfError, VerificationFailure
+from ..interrupt import Interrupted
+from ..model import ExplicitModel, RewardModel, disjoint_union
+from ..verify import Check, check_model_states
 from .engines import DEFAULT_METHOD, RMIN, EngineSolution, agent_transitions, close, lp_bound, run_engine
 from .problem import SetCoverProblem
 from .result import SetCoverResult
+from .space import STATE_LIMIT
 
 #: the plan's cost on the DTMC it induces
 PLAN_COST = 'R{"cost"}=? [F "goal"]'
@@ -33,46 +41,132 @@ def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verif
                    deadline: Deadline | None = None) -> SetCoverResult:
     """The optimal counterfactual explanation of one agent (or the greedy baseline's), checked by Storm within
     ``deadline`` (default: the active one)."""
+    result, = solve_setcovers([problem], method, verify, deadline)
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_METHOD, verify: bool = True,
+                    deadline: Deadline | None = None
+                    ) -> list[SetCoverResult | StormcfError | VerificationFailure | Interrupted]:
+    """The optimal counterfactual explanations of many agents (any instances), each checked by Storm as
+    :func:`solve_setcover` checks one, with one Storm call for the optima of all of them and one for all plans
+    (module docs). An agent the engine cannot solve, or whose answer Storm refutes, gets its error instead of a
+    result; the others are not affected. Agents not reached within ``deadline`` (default: the active one) get
+    :class:`~stormcf.errors.TimeLimitReached` (or :class:`~stormcf.interrupt.Interrupted`); when it runs out during
+    Storm's certificate, that error is raised."""
     deadline = deadline if deadline is not None else Deadline.current()
-    start = time.perf_counter()
-    if problem.positive:
-        solution = EngineSolution((), (), 0.0, True, True)
-    else:
-        solution = run_engine(problem, method)
-    timings = {"solve": time.perf_counter() - start}
-    deadline.check(f"the {method} engine")
-    checks, notes, mdp = [], [], None
-    optimum = solution.value if solution.optimal else None
-    cost = solution.value if solution.feasible else math.inf
-    if verify:
-        checking = time.perf_counter()
+    outcomes: list = [None] * len(problems)
+    solved = []
+    with deadline.active():
+        for k, problem in enumerate(problems):
+            start = time.perf_counter()
+            try:
+                deadline.check(f"the {method} engine")
+                solution = EngineSolution((), (), 0.0, True, True) if problem.positive else run_engine(problem,
+                                                                                                       method)
+                deadline.check(f"the {method} engine")
+            except (StormcfError, Interrupted) as err:
+                outcomes[k] = err
+                continue
+            solved.append(_Agent(k, problem, solution, {"solve": time.perf_counter() - start}))
+        if verify:
+            _certify_optima(solved, method)
+            _certify_plans([agent for agent in solved if agent.solution.feasible])
+    for agent in solved:
+        outcomes[agent.index] = agent.result(method, verify)
+    return outcomes
+
+
+class _Agent:
+    """One agent of a batch on its way to a result: the engine's solution, then Storm's checks."""
+
+    def __init__(self, index: int, problem: SetCoverProblem, solution: EngineSolution, timings: dict) -> None:
+        self.index, self.problem, self.solution, self.timings = index, problem, solution, timings
+        self.checks: list[Check] = []
+        self.storm: dict[str, float] = {}            # "optimum" and "cost": Storm's values
+        self.notes: list[str] = []
+        self.mdp: ExplicitModel | None = None
+        self.error: VerificationFailure | None = None
+
+    def add_check(self, what: str, check: Check, seconds: float) -> None:
+        self.timings["check"] = self.timings.get("check", 0.0) + seconds
+        try:
+            self.checks.append(check.confirm())
+            self.storm[what] = check.value
+        except VerificationFailure as err:
+            self.error = self.error or err
+
+    def result(self, method: str, verify: bool) -> SetCoverResult | VerificationFailure:
+        if self.error is not None:
+            return self.error
+        problem, solution = self.problem, self.solution
+        optimum = self.storm.get("optimum", solution.value if solution.optimal else None)
+        cost = self.storm.get("cost", solution.value if solution.feasible else math.inf)
+        if not verify and not solution.optimal:
+            self.notes.append("not checked by Storm (verify=False)")
+        status = _status(problem, solution, cost, optimum)
+        lower = lp_bound(problem) if status == "suboptimal" and optimum is None else None
+        if problem.instance.stochastic:
+            self.notes.append("stochastic effects: the cost is the expected cost of repeating each action until it "
+                              "succeeds")
+        return SetCoverResult(problem, status, method, solution.actions, solution.plan, cost, optimum,
+                              solution.unique if status != "suboptimal" else None, lower, self.checks, self.timings,
+                              self.notes, self.mdp)
+
+
+def _certify_optima(agents: list[_Agent], method: str) -> None:
+    """Storm's ``Rmin`` on every agent's projected MDP at the agent's state, the MDPs side by side (one Storm call
+    per :data:`STATE_LIMIT` states)."""
+    built = []
+    for agent in agents:
+        problem = agent.problem
         try:
             trans, s0 = agent_transitions(problem)
-            mdp = trans.explicit_model(s0, source=f"{problem.instance.source} (agent {problem.agent_text()})")
+            agent.mdp = trans.explicit_model(s0, source=f"{problem.instance.source} (agent {problem.agent_text()})")
+            built.append(agent)
         except SolverError as err:
-            notes.append(f"optimality proven by the {method} engine, not re-checked by Storm: {err}"
-                         if solution.optimal else f"Storm's optimum not computed: {err}")
-        if mdp is not None:
-            rmin = check_model(mdp, RMIN, subject=f"projected MDP ({mdp.n_states} states, {mdp.n_choices} choices)",
-                               **({"expected": solution.value} if solution.optimal else {})).confirm()
-            checks.append(rmin)
-            optimum = rmin.value
-        if solution.feasible:
-            plan = check_model(plan_dtmc(problem, solution.plan), PLAN_COST, expected=solution.value,
-                               subject=f"DTMC of the plan ({len(solution.plan) + 1} states)").confirm()
-            checks.append(plan)
-            cost = plan.value
-        timings["check"] = time.perf_counter() - checking
-    elif not solution.optimal:
-        notes.append("not checked by Storm (verify=False)")
-    status = _status(problem, solution, cost, optimum)
-    lower = None
-    if status == "suboptimal" and optimum is None:
-        lower = lp_bound(problem)
-    if problem.instance.stochastic:
-        notes.append("stochastic effects: the cost is the expected cost of repeating each action until it succeeds")
-    return SetCoverResult(problem, status, method, solution.actions, solution.plan, cost, optimum,
-                          solution.unique if status != "suboptimal" else None, lower, checks, timings, notes, mdp)
+            agent.notes.append(f"optimality proven by the {method} engine, not re-checked by Storm: {err}"
+                               if agent.solution.optimal else f"Storm's optimum not computed: {err}")
+    for group in _by_size(built, lambda agent: agent.mdp.n_states):
+        union, offsets = disjoint_union([agent.mdp for agent in group], "projected MDPs of the batch")
+        start = time.perf_counter()
+        checks = check_model_states(
+            union, RMIN, offsets + [agent.mdp.initial_state for agent in group],
+            [f"projected MDP ({agent.mdp.n_states} states, {agent.mdp.n_choices} choices)" for agent in group],
+            expected=[agent.solution.value if agent.solution.optimal else None for agent in group])
+        seconds = (time.perf_counter() - start) / len(group)
+        for agent, check in zip(group, checks):
+            agent.add_check("optimum", check, seconds)
+
+
+def _certify_plans(agents: list[_Agent]) -> None:
+    """Storm's cost of every agent's plan on the DTMC it induces, the DTMCs side by side (one Storm call)."""
+    if not agents:
+        return
+    chains = [plan_dtmc(agent.problem, agent.solution.plan) for agent in agents]
+    union, offsets = disjoint_union(chains, "DTMCs of the batch's plans")
+    start = time.perf_counter()
+    checks = check_model_states(union, PLAN_COST, offsets,
+                                [f"DTMC of the plan ({len(agent.solution.plan) + 1} states)" for agent in agents],
+                                expected=[agent.solution.value for agent in agents])
+    seconds = (time.perf_counter() - start) / len(agents)
+    for agent, check in zip(agents, checks):
+        agent.add_check("cost", check, seconds)
+
+
+def _by_size(agents: list[_Agent], size) -> list[list[_Agent]]:
+    """The agents in consecutive groups of at most :data:`STATE_LIMIT` states in all (one agent at least)."""
+    groups: list[list[_Agent]] = []
+    total = STATE_LIMIT
+    for agent in agents:
+        if total + size(agent) > STATE_LIMIT:
+            groups.append([])
+            total = 0
+        groups[-1].append(agent)
+        total += size(agent)
+    return groups
 
 
 def _status(problem: SetCoverProblem, solution: EngineSolution, cost: float, optimum: float | None) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from ..analysis import Analysis
 from ..batch.run import FilePin
@@ -13,7 +13,7 @@ from .data import load_instance
 from .engines import DEFAULT_METHOD
 from .problem import SetCoverInstance, SetCoverProblem
 from .result import SetCoverResult
-from .solve import solve_setcover
+from .solve import solve_setcover, solve_setcovers
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class SetCoverExplanation(Analysis):
     command = "setcover"
     Settings = SetCoverSettings
     columns = {"cost": lambda r: r.cost, "actions": lambda r: ",".join(r.problem.instance.names(r.actions)) or "-"}
+    batched = True              # the agents of a chunk are certified together: one Storm call for their optima
 
     def problem(self, instance: SetCoverInstance, data: Any, where: str | None) -> SetCoverProblem:
         group = self.settings.group
@@ -57,3 +58,6 @@ class SetCoverExplanation(Analysis):
 
     def solve(self, problem: SetCoverProblem, deadline: Deadline) -> SetCoverResult:
         return solve_setcover(problem, self.settings.method, deadline=deadline)
+
+    def solve_many(self, problems: Sequence[SetCoverProblem], deadline: Deadline) -> list:
+        return solve_setcovers(problems, self.settings.method, deadline=deadline)

@@ -1,7 +1,6 @@
 """From stormcf's arrays to Storm models: MDPs and DTMCs (float or exact), interval MDPs."""
 from __future__ import annotations
 
-import io
 import json
 import tarfile
 import weakref
@@ -13,14 +12,14 @@ import numpy as np
 import scipy.sparse as sp
 import stormpy
 from stormpy.datastructures import BitVector, SparseMatrixBuilder
-from stormpy.models import (ChoiceLabeling, SparseDtmc, SparseMdp, SparseModelComponents, SparseRewardModel,
-                            StateLabeling)
+from stormpy.models import SparseMdp, SparseModelComponents, SparseRewardModel, StateLabeling
 
 from ..errors import StormcfError
 from ..interrupt import temporary_directory
 from ..limits import STORM_BUILD_HEADROOM, require_headroom
-from ..model import ExplicitModel, RewardModel
+from ..model import ExplicitModel
 from .extract import scratch_error
+from .load import builder_options
 from .handle import StormHandle, _storm_message, copy_model
 
 
@@ -70,31 +69,21 @@ def _labeling(labels: Mapping[str, np.ndarray], initial: int, n: int):
 
 
 def _model_from_arrays(model: ExplicitModel):
-    is_dtmc = model.model_type == "dtmc"
-    matrix = _matrix(model.transitions, None if is_dtmc else model.row_groups)
-    comps = SparseModelComponents(transition_matrix=matrix,
-                                  state_labeling=_labeling(model.labels, model.initial_state, model.n_states))
-    comps.reward_models = {name: _reward_model(rm, model) for name, rm in model.rewards.items()}
-    if not is_dtmc:
-        labeling = ChoiceLabeling(model.n_choices)
-        for k, name in enumerate(model.action_names):
-            if name:
-                labeling.add_label(name)
-                labeling.set_choices(name, BitVector(model.n_choices,
-                                                     np.flatnonzero(model.choice_actions == k).tolist()))
-        comps.choice_labeling = labeling
-    return SparseDtmc(comps) if is_dtmc else SparseMdp(comps)
-
-
-def _reward_model(rm: RewardModel, model: ExplicitModel):
-    kwargs = {}
-    if rm.state is not None:
-        kwargs["optional_state_reward_vector"] = rm.state.tolist()
-    if rm.choice is not None or rm.transition is not None:
-        # transition rewards enter as their expectation per choice (same expected accumulated reward)
-        kwargs["optional_state_action_reward_vector"] = model.expected_choice_rewards(rm.name).tolist()
-    return SparseRewardModel(**kwargs)
-
+    """Storm's model of the arrays, written in bulk as a UMB archive (:func:`_model_by_umb`): labels, reward models
+    (transition rewards as their expectation per choice: the same expected accumulated reward) and, for an MDP,
+    the action name of every choice."""
+    rewards: dict[str, dict[str, np.ndarray]] = {}
+    for name, rm in model.rewards.items():
+        parts = rewards.setdefault(name, {})
+        if rm.state is not None:
+            parts["states"] = _f64(rm.state)
+        if rm.choice is not None or rm.transition is not None:
+            parts["choices"] = _f64(model.expected_choice_rewards(name))
+    if model.model_type == "dtmc":
+        return _model_by_umb(model.transitions, _f64(model.transitions.data), _DOUBLE, None, model.labels, rewards,
+                             model.initial_state, "DTMC")
+    return _model_by_umb(model.transitions, _f64(model.transitions.data), _DOUBLE, model.row_groups, model.labels,
+                         rewards, model.initial_state, "MDP", (model.action_names, model.choice_actions))
 
 
 def _rational(x) -> Any:
@@ -109,8 +98,7 @@ def _exact_storm_model(model: ExplicitModel):
         if handle.description is None:
             raise StormcfError(f"{model.source}: exact arithmetic needs a model given as a PRISM or JANI file")
         require_headroom(STORM_BUILD_HEADROOM, "Storm's model builder")
-        exact = stormpy.build_model[stormpy.Rational](handle.description,
-                                                      options=stormpy.BuilderOptions(build_full=True))
+        exact = stormpy.build_model[stormpy.Rational](handle.description, options=builder_options())
         if exact.nr_states != model.n_states or exact.nr_choices != model.n_choices:
             raise StormcfError("the exact (rational) build of the model differs from the float build")
         handle.exact_model = exact
@@ -214,7 +202,7 @@ def dtmc(P: sp.csr_matrix, labels: Mapping[str, np.ndarray], initial: int,
          state_rewards: Mapping[str, np.ndarray], choice_rewards: Mapping[str, np.ndarray]):
     """The DTMC with transition matrix ``P`` (n x n CSR) as a Storm model (floating point), written in bulk as a UMB
     archive: reward models from per-state rewards and per-state "action" rewards (one choice per state)."""
-    rewards: dict[str, dict[str, bytes]] = {}
+    rewards: dict[str, dict[str, np.ndarray]] = {}
     for name, r in state_rewards.items():
         rewards.setdefault(name, {})["states"] = _f64(r)
     for name, r in choice_rewards.items():
@@ -226,13 +214,14 @@ _DOUBLE = {"size": 64, "type": "double"}
 _INTERVAL = {"size": 128, "type": "double-interval"}
 
 
-def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_groups: np.ndarray | None,
-                  labels: Mapping[str, np.ndarray], rewards: Mapping[str, Mapping[str, bytes]], initial: int,
-                  what: str):
+def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict, row_groups: np.ndarray | None,
+                  labels: Mapping[str, np.ndarray], rewards: Mapping[str, Mapping[str, np.ndarray]], initial: int,
+                  what: str, actions: tuple[Sequence[str], np.ndarray] | None = None):
     """Write a model as a UMB archive (format version 1, as Storm 2.0 writes it: raw CSR arrays) and read it with
     Storm: an MDP with choices grouped by ``row_groups``, or a DTMC (``row_groups`` None, one choice per state).
     ``probabilities`` and the reward values (``rewards[name][where]``, where is ``states`` or ``choices``) are
-    encoded as ``value_type`` (doubles, or (lower, upper) pairs of doubles)."""
+    encoded as ``value_type`` (doubles, or (lower, upper) pairs of doubles); ``actions`` are the action names and
+    the index of every choice's (Storm's choice labels; the name ``""`` labels nothing)."""
     n = P.shape[1]
     initial_mask = np.zeros(n, dtype=bool)
     initial_mask[initial] = True
@@ -254,21 +243,27 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_
                                                           "type": value_type}
         for where, data in parts.items():
             files[f"annotations/rewards/r{k}/{where}/values.bin"] = data
+    names: Sequence[str] = ()
+    if actions is not None:
+        names, choice_actions = actions
+        first = {}                              # a name given twice is one action (Storm's labels are distinct)
+        code = np.array([first.setdefault(name, len(first)) for name in names], dtype="<u4")
+        names = list(first)
+        encoded = [name.encode() for name in names]
+        files["actions/choices/values.bin"] = np.ascontiguousarray(code[np.asarray(choice_actions)])
+        files["actions/choices/string-mapping.bin"] = _u64(np.cumsum([0] + [len(e) for e in encoded]))
+        files["actions/choices/strings.bin"] = b"".join(encoded)
     index = {"annotations": annotations, "file-data": {"tool": "stormcf"}, "format-revision": 0,
              "format-version": 1,
-             "transition-system": {"#branch-actions": 0, "#branches": int(P.nnz), "#choice-actions": 0,
+             "transition-system": {"#branch-actions": 0, "#branches": int(P.nnz), "#choice-actions": len(names),
                                    "#choices": int(P.shape[0]), "#initial-states": 1, "#observations": 0,
                                    "#players": 0 if row_groups is None else 1, "#states": int(n),
                                    "branch-probability-type": value_type, "time": "discrete"}}
     files = {"index.json": json.dumps(index).encode(), **files}
     with temporary_directory() as tmp:
-        path = Path(tmp) / "imdp.umb"
+        path = Path(tmp) / "model.umb"
         try:
-            with tarfile.open(path, "w") as tar:
-                for name, data in files.items():
-                    info = tarfile.TarInfo(name)
-                    info.size = len(data)
-                    tar.addfile(info, io.BytesIO(data))
+            _write_tar(path, files)
         except OSError as err:
             raise scratch_error(err.strerror) from None
         try:
@@ -277,19 +272,32 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: bytes, value_type: dict, row_
             raise StormcfError(f"Storm cannot read the {what} stormcf wrote: {_storm_message(err)}") from None
 
 
-def _u64(a: np.ndarray) -> bytes:
-    return np.asarray(a, dtype="<u8").tobytes()
+def _write_tar(path: Path, files: Mapping[str, bytes | np.ndarray]) -> None:
+    """An uncompressed tar archive of ``files``, each array written straight from its memory (no copy)."""
+    with open(path, "wb") as out:
+        for name, data in files.items():
+            view = memoryview(data).cast("B")
+            info = tarfile.TarInfo(name)
+            info.size = view.nbytes
+            out.write(info.tobuf())
+            out.write(view)
+            out.write(bytes(-view.nbytes % tarfile.BLOCKSIZE))
+        out.write(bytes(2 * tarfile.BLOCKSIZE))
 
 
-def _f64(a: np.ndarray) -> bytes:
-    return np.asarray(a, dtype="<f8").tobytes()
+def _u64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype="<u8")
 
 
-def _pairs(lo: np.ndarray, hi: np.ndarray) -> bytes:
-    return np.stack([np.asarray(lo, dtype="<f8"), np.asarray(hi, dtype="<f8")], axis=1).tobytes()
+def _f64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype="<f8")
 
 
-def _bits(mask: np.ndarray) -> bytes:
+def _pairs(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return np.stack([np.asarray(lo, dtype="<f8"), np.asarray(hi, dtype="<f8")], axis=1)
+
+
+def _bits(mask: np.ndarray) -> np.ndarray:
     """A bit vector as UMB stores it: little-endian bits in 64-bit words."""
     packed = np.packbits(mask, bitorder="little")
-    return np.pad(packed, (0, -len(packed) % 8)).tobytes()
+    return np.pad(packed, (0, -len(packed) % 8))

@@ -24,7 +24,11 @@ from .rewards import transition_rewards
 
 
 def _arrays_by_umb(model) -> dict:
-    """Transition matrix, labels, rewards and action names of a sparse model through Storm's UMB export."""
+    """Transition matrix, labels, rewards and action names of a sparse model through Storm's UMB export.
+
+    The large arrays are memory-mapped from the archive Storm wrote, not copied: the mapping outlives the removed
+    temporary file (its pages stay until the arrays are gone), and reading 10^7 transitions this way costs page
+    faults instead of a copy (0.04 s instead of 0.4 s CPU at 10^6 states)."""
     options = _sio.UmbExportOptions()
     options.compression = _sio.CompressionMode.NO_COMPRESSION
     with temporary_directory() as tmp:
@@ -51,16 +55,24 @@ def _decode_umb(tar: tarfile.TarFile, model) -> dict:
         raise StormcfError(f"unsupported UMB format version {index.get('format-version')} (stormcf reads version 1)")
     ts = index["transition-system"]
     n, n_choices = ts["#states"], ts["#choices"]
-    u64 = lambda name: np.frombuffer(raw(name), "<u8").astype(np.int64)     # noqa: E731
+
+    def array(name: str, dtype: str) -> np.ndarray:
+        """A read-only array mapped from the (uncompressed) archive."""
+        member = tar.getmember(name)
+        count = member.size // np.dtype(dtype).itemsize
+        if count == 0:
+            return np.zeros(0, dtype=dtype)
+        return np.asarray(np.memmap(tar.name, dtype=dtype, mode="r", offset=member.offset_data, shape=(count,)))
+
+    u64 = lambda name: array(name, "<i8")    # noqa: E731 (unsigned offsets below 2^63: the bytes of int64)
     bits = lambda name: np.unpackbits(np.frombuffer(raw(name), np.uint8), bitorder="little")[:n].astype(bool)  # noqa
     if ts["branch-probability-type"]["type"] != "double":
         raise StormcfError(f"UMB export with {ts['branch-probability-type']['type']} probabilities is not supported")
     arrays = {
         "row_groups": u64("state-to-choices.bin") if "state-to-choices.bin" in names else np.arange(n + 1),
         "initial": np.flatnonzero(bits("state-is-initial.bin")),
-        "transitions": sp.csr_matrix((np.frombuffer(raw("branch-to-probability.bin"), "<f8"),
-                                      u64("branch-to-target.bin"), u64("choice-to-branches.bin")),
-                                     shape=(n_choices, n)),
+        "transitions": sp.csr_matrix((array("branch-to-probability.bin", "<f8"), u64("branch-to-target.bin"),
+                                      u64("choice-to-branches.bin")), shape=(n_choices, n)),
     }
     annotations = index.get("annotations", {})
     arrays["labels"] = {info.get("alias", key): bits(f"annotations/aps/{key}/states/values.bin")
@@ -70,7 +82,7 @@ def _decode_umb(tar: tarfile.TarFile, model) -> dict:
         parts = {}
         for where, part in (("states", "state"), ("choices", "choice"), ("branches", "transition")):
             if where in info["applies-to"]:
-                parts[part] = np.frombuffer(raw(f"annotations/rewards/{key}/{where}/values.bin"), "<f8")
+                parts[part] = array(f"annotations/rewards/{key}/{where}/values.bin", "<f8")
         # Storm writes the unnamed PRISM reward structure as "default" without an alias; its own name is ""
         rewards[info["alias"] if "alias" in info else ("" if key == "default" else key)] = parts
     arrays["rewards"] = rewards
@@ -177,7 +189,8 @@ def _explicit_model(build: Build, arrays: dict, source: str, naming: str) -> Exp
         model_type="dtmc" if model.model_type == stormpy.models.ModelType.DTMC else "mdp",
         source=source, storm=handle)
     if build.transition_items:
-        handle.model = copy_model(model, {name: _lifted_reward_model(explicit, name) for name in build.transition_items})
+        handle.model = copy_model(model, {name: _lifted_reward_model(explicit, name)
+                                          for name in build.transition_items})
     return explicit.with_naming(naming) if naming != "valuation" else explicit
 
 

@@ -27,6 +27,8 @@ from ..properties import Property
 from .expressions import evaluate, parse_expression
 
 _BLOCK = re.compile(r'^rewards(?: "([^"]*)")?\s*$(.*?)^endrewards\s*$', re.MULTILINE | re.DOTALL)
+#: a reward structure in a PRISM file as written (anywhere on a line; a comment may make it start early, never late)
+_FILE_BLOCK = re.compile(r"\brewards\b(.*?)\bendrewards\b", re.DOTALL)
 _ITEM = re.compile(r"^\s*\[([^\]]*)\]\s*(.*);\s*$")
 
 
@@ -40,9 +42,12 @@ class TransitionRewardItem:
     value: Any
 
 
-def transition_reward_items(program) -> dict[str, list[TransitionRewardItem]]:
+def transition_reward_items(program, file_text: str | None = None) -> dict[str, list[TransitionRewardItem]]:
     """The transition-reward items of every reward model of a PRISM program (constants and formulas substituted);
-    reward models without such items are left out."""
+    reward models without such items are left out. With ``file_text``, the program's file, the program is printed
+    (half a second for 10^4 commands) only when a reward structure of the file may hold such an item."""
+    if not program.reward_models or (file_text is not None and not _may_have_items(file_text)):
+        return {}
     text = str(program.substitute_formulas().substitute_constants())
     items: dict[str, list[TransitionRewardItem]] = {}
     for name, body in _BLOCK.findall(text):
@@ -54,6 +59,11 @@ def transition_reward_items(program) -> dict[str, list[TransitionRewardItem]]:
             items.setdefault(name, []).append(TransitionRewardItem(
                 match.group(1), *(parse_expression(program, part) for part in (source, target, value))))
     return items
+
+
+def _may_have_items(file_text: str) -> bool:
+    """Whether a reward structure of a PRISM file may hold a transition-reward item (an arrow)."""
+    return any("->" in body for body in _FILE_BLOCK.findall(file_text))
 
 
 def _split_item(text: str, line: str) -> tuple[str, str, str]:

@@ -126,3 +126,17 @@ def test_a_tls_scheduler_with_certificates_from_dasks_configuration(sepsis_paths
     lines = [(tmp_path / f).read_text().splitlines() for f in ("serial.jsonl", "tls.jsonl")]
     assert [without_times(json.loads(x)) for x in lines[0]] == [without_times(json.loads(x)) for x in lines[1]]
     assert serial.code == 4 and refused.one_line_error and "DASK_DISTRIBUTED__COMM__TLS__CA_FILE" in refused.err
+def test_setcover_agents_in_chunks_give_the_serial_documents(tmp_path):
+    """Each loky worker certifies its chunk of agents with one Storm call; the documents equal the serial ones
+    (one chunk, one call for all)."""
+    from stormcf.setcover.data import agent_pool, paper_instance
+    from stormcf.setcover.task import InstanceFile, SetCoverExplanation
+    instance = paper_instance(10, seed=2)
+    instance.save(tmp_path / "instance.json")
+    lines = [json.dumps(x) for x in agent_pool(instance, 40, 0.5, 1)[:9].tolist()] + ["[0, 1]"]
+    (tmp_path / "agents.jsonl").write_text("\n".join(lines) + "\n")
+    items = read_jsonl(str(tmp_path / "agents.jsonl"))
+    source, task = InstanceFile(str(tmp_path / "instance.json")), SetCoverExplanation()
+    serial = documents(run_batch(source, task, items, workers=1))
+    assert [d["status"] for d in serial] == ["optimal"] * 9 + ["error"]
+    assert documents(run_batch(source, task, items, workers=2)) == serial

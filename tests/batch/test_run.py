@@ -115,3 +115,40 @@ def test_internal_errors_are_reported_per_item():
     assert outcome.failed and outcome.document["error"] == {"type": "ZeroDivisionError", "internal": True,
                                                              "message": "internal error: ZeroDivisionError: boom"}
     assert json.loads(json.dumps(outcome.document)) == outcome.document        # plain JSON data
+
+
+def test_chunks_stream_serial_items_and_balance_parallel_ones():
+    from stormcf.batch.run import chunks
+    items = [Item(k, f"x:{k}", k) for k in range(10)]
+    assert chunks(items, 1, together=False) == [[item] for item in items]          # serial: item by item
+    assert chunks(items, 1, together=True) == [items]                             # one certificate for all
+    for workers, solve_many, count in ((2, False, 8), (2, True, 4), (4, False, 10), (3, True, 6)):
+        parts = chunks(items, workers, solve_many)
+        assert len(parts) == count and [item for part in parts for item in part] == items
+        assert max(map(len, parts)) - min(map(len, parts)) <= 1
+    assert chunks([], 2, together=True) == []
+
+
+class BrokenTogether(Analysis):
+    """An analysis whose ``solve_many`` has a bug, while one item at a time works (not registered)."""
+
+    batched = True
+
+    def problem(self, model, data, where):
+        if data == "bad":
+            raise stormcf.StateError(f"{where}: bad item")
+        return model
+
+    def solve(self, model, deadline):
+        return check_properties(model, ['Pmin=? [F "rejected"]'])
+
+    def solve_many(self, problems, deadline):
+        raise ZeroDivisionError("boom")
+
+
+def test_a_chunk_that_fails_as_a_whole_runs_item_by_item():
+    """An internal error of solve_many (a bug) costs the chunk's certificate, not its items."""
+    items = [Item(0, "a", "good"), Item(1, "b", "bad"), Item(2, "c", error="c: not JSON")]
+    outcomes = list(run_batch(ModelFile(LOAN), BrokenTogether(), items))
+    assert [o.status for o in outcomes] == ["ok", "error", "error"]
+    assert outcomes[1].document["error"] == {"type": "StateError", "message": "b: bad item", "internal": False}

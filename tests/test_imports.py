@@ -1,0 +1,67 @@
+"""Lazy imports (issue 20): the command line starts without the heavy libraries of the analyses, and every public
+name of stormcf's packages still resolves."""
+import importlib
+import json
+import subprocess
+import sys
+
+import pytest
+
+#: libraries an analysis imports only when it runs (plots, learning, clusters, solvers)
+HEAVY = ("matplotlib", "sklearn", "dask", "distributed", "aalpy", "gurobipy", "pyscipopt", "highspy", "torch",
+         "pandas", "pm4py")
+PACKAGES = ("stormcf", "stormcf.batch", "stormcf.counterfactual", "stormcf.counterfactual_mdp", "stormcf.explain",
+            "stormcf.icfmdp", "stormcf.learn", "stormcf.recourse", "stormcf.setcover", "stormcf.solvers",
+            "stormcf.storm")
+
+
+def imported_by(code: str) -> set[str]:
+    """The top-level modules a fresh interpreter has imported after running ``code``."""
+    done = subprocess.run([sys.executable, "-c", f"{code}\nimport json, sys\n"
+                           "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"],
+                          check=True, capture_output=True, text=True)
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize("code", ["import stormcf.cli", "from stormcf.cli import build_parser\nbuild_parser()"])
+def test_the_command_line_starts_without_heavy_libraries(code):
+    """``import stormcf.cli`` and building the parser (``stormcf --help``) import no analysis library, not even
+    numpy or Storm: the choices of options that live in analysis modules load when the option is used."""
+    modules = imported_by(code)
+    assert not modules & set(HEAVY), modules & set(HEAVY)
+    assert not modules & {"numpy", "scipy", "stormpy", "joblib"}
+
+
+def test_a_check_imports_no_heavy_library(tmp_path):
+    from stormcf import example_path
+    modules = imported_by("import contextlib, io\nfrom stormcf.cli import main\n"
+                          "with contextlib.redirect_stdout(io.StringIO()):\n"
+                          f"    assert main(['check', {str(example_path('loan.prism'))!r}, '-p', "
+                          "'Pmin=? [F \"rejected\"]']) == 0")
+    assert not modules & set(HEAVY), modules & set(HEAVY)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_public_name_resolves(package):
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, f"{package}.{name}"
+    assert set(module.__all__) <= set(dir(module))
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        module.no_such_name        # noqa: B018
+
+
+def test_lazy_choices_load_when_used():
+    from stormcf._lazy import LazyChoices
+    methods = LazyChoices("stormcf.setcover.engines", "METHODS", ("lp",))
+    assert "bnb" in methods and methods[0] == "lp" and list(methods)[1:] == list(
+        importlib.import_module("stormcf.setcover.engines").METHODS)
+    assert "nothing" not in methods and len(methods) == len(list(methods))
+
+
+def test_a_name_that_is_also_its_submodule_stays_the_name():
+    """stormcf.recourse exports the function brkga of stormcf/recourse/brkga.py: importing that submodule first (by
+    any route) must not leave the module under the name."""
+    code = ("from stormcf.recourse.brkga import dominates\nfrom stormcf.recourse import BRKGASettings, brkga\n"
+            "import stormcf.recourse\nassert callable(brkga) and stormcf.recourse.brkga is brkga, brkga")
+    subprocess.run([sys.executable, "-c", code], check=True)
