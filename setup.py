@@ -13,11 +13,12 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.10",
     packages=find_packages(include=["stormcf", "stormcf.*"]) + ["stormcf.prism_models"],
-    # the example models live at the top level (prism_models/) and ship inside the package
+    # the example models and inputs live at the top level (prism_models/) and ship inside the package
     package_dir={"stormcf.prism_models": "prism_models"},
-    package_data={"stormcf.prism_models": ["*.prism", "*.json"],
-                  # UCI Adult and German credit (CC BY 4.0, attribution in data/README.txt) and example models
-                  "stormcf.recourse": ["data/*.gz", "data/*.names", "data/README.txt", "models/*.prism"]},
+    # the example inputs of the documented commands: models, strategies, paths, batches, properties, logs, instances
+    package_data={"stormcf.prism_models": ["*.prism", "*.pm", "*.json", "*.jsonl", "*.props", "*.csv"],
+                  # UCI Adult and German credit (CC BY 4.0, attribution in data/README.txt)
+                  "stormcf.recourse": ["data/*.gz", "data/*.names", "data/README.txt"]},
     # HiGHS ships with scipy (scipy.optimize.milp/linprog): the core install solves every analysis
     install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "scikit-learn>=1.3", "aalpy>=2.0",
                       "joblib>=1.3", "tqdm>=4.60"],

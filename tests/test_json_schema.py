@@ -18,7 +18,7 @@ LOAN, IMPATIENT = str(stormcf.example_path("loan.prism")), str(stormcf.example_p
 GRID, GRID_PATH = str(stormcf.example_path("gridworld.prism")), str(stormcf.example_path("gridworld.catastrophic.json"))
 ADAPTIVE, ADAPTIVE_PATH = str(stormcf.example_path("adaptive.prism")), str(stormcf.example_path("adaptive.path.json"))
 
-PERSON = str(Path(stormcf.__file__).resolve().parent / "recourse" / "models" / "person.prism")
+PERSON = str(stormcf.example_path("person.prism"))
 DATA = Path(__file__).resolve().parent / "data"
 SETCOVER = str(DATA / "setcover" / "paper_example.json")
 
