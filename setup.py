@@ -29,8 +29,9 @@ setup(
         "plot": ["matplotlib"],
         "dask": ["dask[distributed]"],
         "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency
-        # nbclient...: the tutorial notebook runs in a test; cryptography: a throwaway certificate for the Dask TLS test
-        "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel", "cryptography"],
+        # nbclient...: the tutorial notebook runs in a test; cryptography: a throwaway certificate for the Dask TLS test;
+        # jsonschema: the documents against docs/schema/stormcf-1.json
+        "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel", "cryptography", "jsonschema"],
     },
     entry_points={"console_scripts": ["stormcf=stormcf.__main__:main"]},
 )
