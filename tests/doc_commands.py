@@ -14,8 +14,11 @@ Every fenced block marked ``sh`` in README.md and docs/**/*.md is runnable docum
 Commands that take minutes as written are listed in :data:`QUICK` with the options that make them quick: the test
 (tests/test_doc_commands.py) runs them so, ``--full`` as written. Every entry must match a documented command.
 
+Commands that need an extra (``--plot``: matplotlib, ``--backend dask``, an ``.xes`` log: pm4py, ``--dot x.png``:
+Graphviz) are recognised by their arguments (:data:`EXTRAS`) and skipped with ``--without EXTRA,...``.
+
 Run it on an installed stormcf (scripts/fresh_install_smoke.sh does, in a fresh virtual environment):
-``python tests/doc_commands.py --stormcf VENV/bin/stormcf [--full] [PAGE ...]``. This module imports nothing of
+``python tests/doc_commands.py --stormcf VENV/bin/stormcf [--full] [--without plot,dask] [PAGE ...]``. This module imports nothing of
 stormcf, so it runs against whichever installation the given executable belongs to.
 """
 from __future__ import annotations
@@ -40,12 +43,20 @@ NOT_RUN = ("pip ", "make ", "make\n", "docker ", "python ", "bash ", "git ", "sc
 QUICK: dict[str, list[str]] = {
     "stormcf recourse --dataset adult --instances prism_models/adult.instances.jsonl --workers 2":
         ["--generations", "3", "--offspring", "20", "--mutants", "5", "--no-exact"],
-    "stormcf recourse --dataset adult --instance 0":
-        ["--generations", "3", "--offspring", "20", "--mutants", "5"],
+    "stormcf recourse --dataset adult --instance 0": ["--generations", "3", "--offspring", "20", "--mutants", "5"],
     "stormcf explain-path prism_models/sepsis.prism --paths prism_models/sepsis.paths.jsonl --reward r --k 2 "
     "--workers 2": ["--explanations", "20"],
     "stormcf setcover-data d20.npz -n 20 --instance-out i20.json": ["--draws", "3000"],
     "stormcf setcover-learn d20.npz --generator mc --out mc.npz": ["--hidden", "16", "--max-iter", "10"],
+}
+
+#: what a command needs beyond the core install: extra -> a test of its arguments
+EXTRAS = {
+    "plot": lambda argv: "--plot" in argv,
+    "dask": lambda argv: "--backend" in argv and argv[argv.index("--backend") + 1:][:1] == ["dask"],
+    "xes": lambda argv: any(a.endswith(".xes") for a in argv),
+    "graphviz": lambda argv: "--dot" in argv and argv[argv.index("--dot") + 1:][:1] != []
+    and argv[argv.index("--dot") + 1].lower().endswith((".png", ".svg", ".pdf")),
 }
 
 
@@ -63,6 +74,11 @@ class Command:
     @property
     def where(self) -> str:
         return f"{self.page}:{self.line}"
+
+    @property
+    def needs(self) -> set[str]:
+        """The extras (:data:`EXTRAS`) the command needs."""
+        return {extra for extra, test in EXTRAS.items() if test(list(self.argv))}
 
 
 def pages(root: Path = ROOT) -> list[Path]:
@@ -152,11 +168,14 @@ class Outcome:
 
 
 def run_page(page_commands: Sequence[Command], run: Callable[[list[str], Path], tuple[int, str]],
-             full: bool = False) -> list[Outcome]:
-    """Run one page's commands in order in a fresh empty directory; ``run(argv, folder)`` -> (exit code, output)."""
+             full: bool = False, without: Sequence[str] = ()) -> list[Outcome]:
+    """Run one page's commands in order in a fresh empty directory; ``run(argv, folder)`` -> (exit code, output).
+    Commands that need one of the extras ``without`` are skipped (no outcome)."""
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="stormcf-docs-") as folder:
         for command in page_commands:
+            if command.needs & set(without):
+                continue
             start = time.perf_counter()
             code, output = run(quick_argv(command, full), Path(folder))
             outcomes.append(Outcome(command, code, time.perf_counter() - start, output))
@@ -177,19 +196,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pages", nargs="*", help="pages to run (default: README.md and docs/**/*.md)")
     parser.add_argument("--stormcf", default="stormcf", help="the stormcf executable (default: on PATH)")
     parser.add_argument("--full", action="store_true", help="run the slow commands as written, not quick")
+    parser.add_argument("--without", default="", metavar="EXTRA,...",
+                        help=f"skip the commands that need these extras ({', '.join(EXTRAS)}): not installed")
     args = parser.parse_args(argv)
     chosen = [Path(p).resolve() for p in args.pages] or pages()
     run = subprocess_runner([args.stormcf])
-    failed = 0
+    without = [w for w in args.without.split(",") if w]
+    failed = ran = 0
     for page in chosen:
-        for o in run_page(commands(page), run, args.full):
+        for o in run_page(commands(page), run, args.full, without):
+            ran += 1
             print(f"{'ok ' if o.ok else 'FAIL'} {o.seconds:6.1f} s  exit {o.code}  {o.command.where}  "
                   f"{o.command.text[:90]}", flush=True)
             if not o.ok:
                 failed += 1
                 print("      " + "\n      ".join(o.output.strip().splitlines()[-5:]), flush=True)
-    total = sum(len(commands(p)) for p in chosen)
-    print(f"{total - failed} passed, {failed} failed")
+    skipped = sum(len(commands(p)) for p in chosen) - ran
+    print(f"{ran - failed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
+          + (f" (needing {', '.join(without)})" if skipped else ""))
     return 1 if failed else 0
 
 
