@@ -19,9 +19,9 @@ setup(
     package_data={"stormcf.prism_models": ["*.prism", "*.pm", "*.json", "*.jsonl", "*.props", "*.csv"],
                   # UCI Adult and German credit (CC BY 4.0, attribution in data/README.txt)
                   "stormcf.recourse": ["data/*.gz", "data/*.names", "data/README.txt"]},
-    # HiGHS ships with scipy (scipy.optimize.milp/linprog): the core install solves every analysis; SCIP (pyscipopt,
-    # about 65 MB installed) proves the counterfactual strategies of mixed weights optimal (the MIQCQP), `stormcf demo`'s
-    # headline among them, which the linear solvers cannot; pydot writes the DOT drawings (strategy --dot)
+    # HiGHS ships with scipy (scipy.optimize.milp/linprog): the core install solves every analysis; SCIP
+    # (pyscipopt, about 65 MB installed) proves the counterfactual strategies of mixed weights optimal (the MIQCQP),
+    # `stormcf demo`'s headline among them, which the linear solvers cannot; pydot writes strategy --dot's drawings
     install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "scikit-learn>=1.3", "aalpy>=2.0",
                       "joblib>=1.3", "tqdm>=4.60", "pyscipopt>=5.0", "pydot>=2.0"],
     extras_require={
@@ -29,8 +29,8 @@ setup(
         "plot": ["matplotlib"],
         "dask": ["dask[distributed]"],
         "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency
-        # nbclient...: the tutorial notebook runs in a test; cryptography: a throwaway certificate for the Dask TLS test;
-        # jsonschema: the documents against docs/schema/stormcf-1.json
+        # nbclient...: the tutorial notebook runs in a test; cryptography: a throwaway certificate for the Dask TLS
+        # test; jsonschema: the documents against docs/schema/stormcf-1.json
         "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel", "cryptography", "jsonschema"],
     },
     entry_points={"console_scripts": ["stormcf=stormcf.__main__:main"]},

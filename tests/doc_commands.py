@@ -18,8 +18,8 @@ Commands that need an extra (``--plot``: matplotlib, ``--backend dask``, an ``.x
 Graphviz) are recognised by their arguments (:data:`EXTRAS`) and skipped with ``--without EXTRA,...``.
 
 Run it on an installed stormcf (scripts/fresh_install_smoke.sh does, in a fresh virtual environment):
-``python tests/doc_commands.py --stormcf VENV/bin/stormcf [--full] [--without plot,dask] [PAGE ...]``. This module imports nothing of
-stormcf, so it runs against whichever installation the given executable belongs to.
+``python tests/doc_commands.py --stormcf VENV/bin/stormcf [--full] [--without plot,dask] [PAGE ...]``. This module
+imports nothing of stormcf, so it runs against whichever installation the given executable belongs to.
 """
 from __future__ import annotations
 
