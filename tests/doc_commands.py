@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the first words of lines of ``sh`` blocks that are documented but not run here (installing, building, testing)
 NOT_RUN = ("pip ", "make ", "make\n", "docker ", "python ", "bash ", "git ", "scripts/", ".ci/", "cd ")
 
-#: documented command (as written, white space collapsed) -> the options appended so that it runs in seconds
+#: documented command (its words joined by single spaces, quotes removed) -> the options appended so that it runs in
+#: seconds
 QUICK: dict[str, list[str]] = {
     "stormcf recourse --dataset adult --instances prism_models/adult.instances.jsonl --workers 2":
         ["--generations", "3", "--offspring", "20", "--mutants", "5", "--no-exact"],
@@ -50,13 +51,17 @@ QUICK: dict[str, list[str]] = {
     "stormcf setcover-learn d20.npz --generator mc --out mc.npz": ["--hidden", "16", "--max-iter", "10"],
 }
 
+def _after(argv: Sequence[str], flag: str) -> str:
+    """The value given to ``flag`` ("" without it)."""
+    return argv[argv.index(flag) + 1] if flag in argv[:-1] else ""
+
+
 #: what a command needs beyond the core install: extra -> a test of its arguments
-EXTRAS = {
+EXTRAS: dict[str, Callable[[Sequence[str]], bool]] = {
     "plot": lambda argv: "--plot" in argv,
-    "dask": lambda argv: "--backend" in argv and argv[argv.index("--backend") + 1:][:1] == ["dask"],
+    "dask": lambda argv: _after(argv, "--backend") == "dask",
     "xes": lambda argv: any(a.endswith(".xes") for a in argv),
-    "graphviz": lambda argv: "--dot" in argv and argv[argv.index("--dot") + 1:][:1] != []
-    and argv[argv.index("--dot") + 1].lower().endswith((".png", ".svg", ".pdf")),
+    "graphviz": lambda argv: _after(argv, "--dot").lower().endswith((".png", ".svg", ".pdf")),
 }
 
 
