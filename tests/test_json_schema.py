@@ -155,12 +155,16 @@ def test_the_schema_rejects_malformed_documents(change, documents, validator):
     assert not validator.is_valid(data)
 
 
-def test_timeout_document_is_valid_under_the_schema(validator):
-    """A command whose time limit runs out before it has an answer writes the timeout document (exit code 5)."""
-    proc = subprocess.run([sys.executable, "-m", "stormcf", "info", LOAN, "--time-limit", "0.01", "--json", "-"],
+def test_timeout_document_is_valid_under_the_schema(validator, tmp_path):
+    """A command whose time limit runs out before it has an answer writes the timeout document (exit code 5): branch
+    and bound on a set-cover instance that takes it many seconds, stopped after one."""
+    from test_conformance import hard_setcover
+    proc = subprocess.run([sys.executable, "-m", "stormcf", "setcover", hard_setcover(tmp_path), "--agent",
+                           ",".join(["0"] * 40), "--time-limit", "1", "--json", "-"],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
     data = json.loads(proc.stdout)
-    assert proc.returncode == 5 and data["status"] == "timeout" and data["error"]["type"] == "TimeLimitReached"
+    assert proc.returncode == 5 and data["status"] == "timeout" and data["error"]["type"] == "TimeLimitReached", \
+        (proc.returncode, proc.stderr)
     require_valid(validator, data)
 
 
