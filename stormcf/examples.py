@@ -1,5 +1,7 @@
-"""The example models shipped with stormcf (``prism_models/`` in a checkout, ``stormcf.prism_models`` installed), and
-the readers of users' files (text, strict JSON, ``.npz`` arrays) that name the file in every error."""
+"""The example inputs shipped with stormcf (``prism_models/`` in a checkout, ``stormcf.prism_models`` installed: the
+models, strategies, paths, batches, properties, event logs and set-cover instances the documented commands use;
+``stormcf examples`` lists and copies them), and the readers of users' files (text, strict JSON, ``.npz`` arrays)
+that name the file in every error."""
 from __future__ import annotations
 
 import json
@@ -18,9 +20,48 @@ def example_path(name: str) -> Path:
     return path
 
 
+#: the kinds of files shipped as examples (models, strategies, paths, batches, properties, logs, set-cover instances)
+EXAMPLE_SUFFIXES = (".prism", ".pm", ".json", ".jsonl", ".props", ".csv")
+
+#: the folder the examples live in (in a checkout) and are copied to (``stormcf examples --copy DIR``)
+EXAMPLES_FOLDER = "prism_models"
+
+#: every shipped example file: name -> what it is (``stormcf examples`` prints these)
+EXAMPLES = {
+    "adaptive.prism": "an MDP where a counterfactual policy that adapts beats every fixed action sequence "
+                      "(explain-path)",
+    "adaptive.path.json": "an observed path of adaptive.prism",
+    "adult.instances.jsonl": "two rejected people of the Adult data set (a recourse --dataset adult batch)",
+    "deadlock.prism": "an MDP with a deadlock state (explain-path's forced moves)",
+    "frozenlake4.prism": "gymnasium's FrozenLake-v1 4x4, slippery (icfmdp, strategy)",
+    "frozenlake8.prism": "gymnasium's FrozenLake-v1 8x8, slippery",
+    "grid.prism": "an N x N slippery grid with traps (-c N=316: 10^5 states; benchmarks)",
+    "gridworld.prism": "the 4x4 GridWorld of the robust counterfactual inference paper (icfmdp)",
+    "gridworld.catastrophic.json": "an observed path of gridworld.prism that ends in danger",
+    "loan.prism": "the loan application MDP of the counterfactual strategies paper (Fig. 1a)",
+    "loan.impatient.json": "the impatient client's strategy on loan.prism (Fig. 1b)",
+    "loan.props": "four named properties of loan.prism (check --props)",
+    "loan.strategies.jsonl": "three strategies on loan.prism (a check or strategy batch)",
+    "loan_activity.csv": "the 300 cases of loan_log.csv as an activity log (learn --actions Apply,Consult,Quit,"
+                         "Submit)",
+    "loan_log.csv": "an event log of 300 loan applications sampled from loan.prism, paired form (learn)",
+    "person.prism": "the person of the sequential recourse paper's Fig. 2 (recourse)",
+    "sepsis.prism": "Oberst & Sontag's sepsis simulator as an MDP, 636 states (icfmdp, explain-path)",
+    "sepsis.catastrophic.json": "an observed sepsis path that ends in death",
+    "sepsis.paths.jsonl": "three observed sepsis paths of 10 steps (an icfmdp or explain-path batch)",
+    "sepsis.sampled.json": "an observed sepsis path sampled from the model",
+    "setcover.agents.jsonl": "three agents of setcover.paper.json (a setcover batch)",
+    "setcover.paper.json": "the worked example of the set-cover counterfactual paper (setcover)",
+    "stiff.pm": "a stiff DTMC on which value iteration crawls (exact arithmetic answers at once)",
+    "treat.prism": "an ill or healthy patient, coin or drug (explain-path)",
+    "treat.path.json": "an observed path of treat.prism",
+}
+
+
 def list_examples() -> list[str]:
+    """The names of the shipped example files."""
     root = resources.files("stormcf.prism_models")
-    return sorted(p.name for p in root.iterdir() if p.name.endswith((".prism", ".json")))
+    return sorted(p.name for p in root.iterdir() if p.name.endswith(EXAMPLE_SUFFIXES))
 
 
 def resolve_file(path: str | Path) -> Path:

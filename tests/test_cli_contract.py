@@ -293,7 +293,7 @@ def test_first_ctrl_c_stops_the_search_and_reports_the_best_checked_answer(tmp_p
     """recourse's genetic algorithm stops at the next generation; the front so far is checked by Storm and reported
     with status "interrupted" (exit code 0, the JSON file complete)."""
     out = tmp_path / "r.json"
-    person = Path(stormcf.__file__).parent / "recourse" / "models" / "person.prism"
+    person = stormcf.example_path("person.prism")
     proc = subprocess.Popen([sys.executable, "-m", "stormcf", "recourse", str(person), "-c", "p=1", "--target",
                              "accept", "--cost", "cost", "--generations", "1000000", "--offspring", "20",
                              "--mutants", "5", "--json", str(out)], stdout=subprocess.PIPE,

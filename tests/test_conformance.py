@@ -38,7 +38,7 @@ IMPATIENT = str(stormcf.example_path("loan.impatient.json"))
 SEPSIS = str(stormcf.example_path("sepsis.prism"))
 SEPSIS_PATH = str(stormcf.example_path("sepsis.sampled.json"))
 FROZENLAKE = str(stormcf.example_path("frozenlake4.prism"))
-PERSON = str(Path(stormcf.__file__).parent / "recourse" / "models" / "person.prism")
+PERSON = str(stormcf.example_path("person.prism"))
 PAPER_EXAMPLE = str(Path(__file__).parent / "data" / "setcover" / "paper_example.json")
 #: the time limit the runs get, and the slack allowed on top of it (start-up, a loaded machine)
 LIMIT, SLACK = 3.0, 60.0

@@ -7,7 +7,6 @@ import struct
 import subprocess
 import sys
 import termios
-from pathlib import Path
 
 import stormcf
 
@@ -71,7 +70,7 @@ def run_on_a_terminal(*argv) -> tuple[int, str, str]:
     return proc.returncode, out, shown.decode(errors="replace")
 
 
-RECOURSE = [Path(stormcf.__file__).parent / "recourse" / "models" / "person.prism", "-c", "p=1", "--target", "accept",
+RECOURSE = [stormcf.example_path("person.prism"), "-c", "p=1", "--target", "accept",
             "--cost", "cost", "--generations", "30", "--offspring", "20", "--mutants", "5"]
 
 

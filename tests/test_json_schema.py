@@ -1,12 +1,14 @@
 """One JSON shape for every command: each command's `--json -` document has exactly the envelope keys and the keys
-docs/json.md documents for it (the key lists are read from the document), and every check record has the documented
-keys."""
+docs/json.md documents for it (the key lists are read from the document), every check record has the documented
+keys, and every document (single runs, batch lines, timeout documents) is valid under the published JSON Schema
+docs/schema/stormcf-1.json, whose keys are the documented ones."""
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 import stormcf
@@ -14,11 +16,12 @@ import stormcf.report
 from stormcf.cli import main
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "json.md"
+SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "schema" / "stormcf-1.json"
 LOAN, IMPATIENT = str(stormcf.example_path("loan.prism")), str(stormcf.example_path("loan.impatient.json"))
 GRID, GRID_PATH = str(stormcf.example_path("gridworld.prism")), str(stormcf.example_path("gridworld.catastrophic.json"))
 ADAPTIVE, ADAPTIVE_PATH = str(stormcf.example_path("adaptive.prism")), str(stormcf.example_path("adaptive.path.json"))
 
-PERSON = str(Path(stormcf.__file__).resolve().parent / "recourse" / "models" / "person.prism")
+PERSON = str(stormcf.example_path("person.prism"))
 DATA = Path(__file__).resolve().parent / "data"
 SETCOVER = str(DATA / "setcover" / "paper_example.json")
 
@@ -43,6 +46,7 @@ INVOCATIONS = {
     "setcover-data": ["setcover-data", "{tmp}/d.npz", "-n", "8", "-A", "12", "--draws", "500"],
     "setcover-learn": ["setcover-learn", "{tmp}/d.npz", "--out", "{tmp}/g.npz", "--hidden", "8", "--epochs", "2"],
     "setcover-evaluate": ["setcover-evaluate", "{tmp}/g.npz", "{tmp}/g.test.npz"],
+    "examples": ["examples", "--copy", "{tmp}"],
 }
 
 
@@ -70,7 +74,19 @@ def test_every_documented_command_has_an_invocation():
 
 
 #: commands whose result is a set of facts (data sets, trained models, metrics), not a model-checked answer
-FACTS = {"info", "simulate", "demo", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn"}
+FACTS = {"info", "simulate", "demo", "setcover-data", "setcover-learn", "setcover-evaluate", "demo-learn", "examples"}
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def require_valid(validator: jsonschema.Draft202012Validator, document: dict) -> None:
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message[:200]}" for e in validator.iter_errors(document)]
+    assert not errors, errors[:5]
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +119,55 @@ def test_json_document_matches_the_documentation(command, documents):
         assert check["agrees"] in (True, None)
 
 
+@pytest.mark.parametrize("command", list(INVOCATIONS))
+def test_json_document_is_valid_under_the_schema(command, documents, validator):
+    require_valid(validator, documents[command])
+
+
+def test_the_schema_has_the_documented_keys():
+    """The schema's envelope, check record and per-command keys are the tables of docs/json.md."""
+    schema, keys = json.loads(SCHEMA.read_text(encoding="utf-8"))["$defs"], documented_keys()
+    assert set(schema["envelope"]["properties"]) - {"batch"} == keys["Envelope (every command)"]
+    assert set(schema["check"]["properties"]) == keys["Check records (`checks`)"]
+    assert set(schema["envelope"]["properties"]["command"]["enum"]) == set(INVOCATIONS)
+    for command in INVOCATIONS:
+        assert set(schema[f"command_{command.replace('-', '_')}"]["properties"]) == keys[command], command
+    assert set(schema["error_document"]["properties"]) == {"status", "error"}
+
+
+@pytest.mark.parametrize("change", ["unknown status", "no checks", "a check without a value", "an unknown command",
+                                    "a probability as text", "an error without a message"])
+def test_the_schema_rejects_malformed_documents(change, documents, validator):
+    """The schema is not vacuous: each of these changes to a valid document makes it invalid."""
+    data = json.loads(json.dumps(documents["strategy"]))
+    if change == "unknown status":
+        data["status"] = "great"
+    elif change == "no checks":
+        del data["checks"]
+    elif change == "a check without a value":
+        del data["checks"][0]["value"]
+    elif change == "an unknown command":
+        data["command"] = "strategies"
+    elif change == "a probability as text":
+        data["probability"] = "0.2"
+    else:
+        data = {**data, "status": "timeout", "error": {"type": "TimeLimitReached", "internal": False}}
+    assert not validator.is_valid(data)
+
+
+def test_timeout_document_is_valid_under_the_schema(validator, tmp_path):
+    """A command whose time limit runs out before it has an answer writes the timeout document (exit code 5): branch
+    and bound on a set-cover instance that takes it many seconds, stopped after one."""
+    from test_conformance import hard_setcover
+    proc = subprocess.run([sys.executable, "-m", "stormcf", "setcover", hard_setcover(tmp_path), "--agent",
+                           ",".join(["0"] * 40), "--time-limit", "1", "--json", "-"],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 5 and data["status"] == "timeout" and data["error"]["type"] == "TimeLimitReached", \
+        (proc.returncode, proc.stderr)
+    require_valid(validator, data)
+
+
 #: one batch invocation per command with batch inputs: {good} is the file of two inputs, the first valid, the second
 #: not; the documents are JSON lines on stdout
 BATCHES = {
@@ -118,7 +183,7 @@ BATCHES = {
 
 
 @pytest.mark.parametrize("command", list(BATCHES))
-def test_batch_documents_match_the_documentation(command, tmp_path):
+def test_batch_documents_match_the_documentation(command, tmp_path, validator):
     import contextlib
     import io
     argv, good = BATCHES[command]
@@ -139,3 +204,5 @@ def test_batch_documents_match_the_documentation(command, tmp_path):
     assert failed["batch"] == {"index": 1, "input": f"{file}:2", "id": "bad"}
     assert set(failed["error"]) == {"type", "message", "internal"} and failed["error"]["internal"] is False
     assert failed["error"]["message"].startswith(f"{file}:2")
+    require_valid(validator, ok)
+    require_valid(validator, failed)

@@ -44,7 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="any strategy with d <= E (an ε-counterfactual) instead of the closest one")
     p.add_argument("--exact", action="store_true", help="also check the answer in exact rational arithmetic")
     add_json_argument(p)
-    add_output_argument(p, "--dot", metavar="OUT", help="write a Graphviz drawing of the changes to OUT")
+    add_output_argument(p, "--dot", metavar="OUT", help="draw the changed states and their steps (Graphviz): OUT.png, "
+                        ".svg or .pdf rendered by Graphviz's dot program, any other name the DOT text")
     add_plot_argument(p, "draw the changed probabilities, σ beside σ*")
     add_batch_arguments(p, "--strategies or several --prop")
     p.set_defaults(run=run, stoppable=True, time_limit=TIME_LIMIT)   # Ctrl-C: the best strategy Storm accepted
@@ -52,9 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..batch import Item, read_jsonl
-    from ..counterfactual import to_dot
+    from ..counterfactual.dot import drawing_format, write_drawing
     from ..counterfactual.task import CounterfactualStrategies, strategy_items
-    from ..report import write_text
     if not args.prop and not args.require:
         raise OptionError("give the bound to meet with --prop (or the bounds that must all hold with --require)")
     batch = bool(args.strategies) or len(args.prop or []) > 1
@@ -70,12 +70,16 @@ def run(args: argparse.Namespace) -> int:
         items = strategy_items(strategies, args.prop or [None], args.require)
         return batch_exit_code(run_batch_command(args, model_file(args), analysis, items))
     require_single(args, "--strategies or several --prop")
+    fmt = drawing_format(args.dot) if args.dot else None                  # Graphviz missing: refused before work
     data = {"strategy": read_json(args.strategy, StrategyError), "property": (args.prop or [None])[0],
             "bounds": args.require}
     result = analysis(model_from_args(args), data, args.strategy)
     emit(result, args, plot=_plot)
     if args.dot:
-        write_text(to_dot(result), args.dot)
+        write_drawing(result, args.dot)
+        if args.json != "-":
+            print(f"drawing written to {args.dot}" + (f" (Graphviz DOT; render it with: dot -Tpng {args.dot} -o "
+                                                      "drawing.png)" if fmt == "dot" else ""))
     return status_exit_code(result)
 
 

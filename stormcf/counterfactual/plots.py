@@ -33,13 +33,14 @@ def changes_figure(result: CounterfactualResult):
     ax.barh(y - 0.2, [r[3] for r in shown], height=0.4, color="tab:blue", label="σ* (the counterfactual)")
     ax.set_yticks(y, [f"{name}: {action}" for name, action, _, _ in shown], fontsize=8)
     ax.set_xlim(0, 1)
+    ax.set_ylim(-0.6, len(shown) - 0.4)
     ax.set_xlabel("probability of the action")
     more = f"; {len(rows) - len(shown)} more rows not drawn" if len(rows) > len(shown) else ""
     states = f"{len(changes)} changed state" + ("s" if len(changes) != 1 else "")
     values = ", ".join(f"{c.value:.6g}" for c in result.verifications)
     ax.set_title(f"{states}: {result.problem.properties_text} holds with {values} (Storm){more}",
-                 fontsize=9)
+                 fontsize=9, pad=22)
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)   # above the bars
     fig.tight_layout()
     return fig

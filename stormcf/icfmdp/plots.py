@@ -10,9 +10,15 @@ from .result import ICFMDPResult, values_on_path
 
 
 def plot_analysis(analysis: ICFMDPResult, out: str | Path) -> str:
+    """The figure of :func:`analysis_figure` into ``out``; returns the image format written
+    (:func:`stormcf.plotting.save_figure`)."""
+    return save_figure(analysis_figure(analysis), out)
+
+
+def analysis_figure(analysis: ICFMDPResult):
     """Two panels per step t: the mean bound width of the ICFMDP (transitions with UB > 0), and the values
-    V_t(s_t) in the observed states of the robust (worst case), optimistic and Gumbel-max policies. Returns the image
-    format written (:func:`stormcf.plotting.save_figure`)."""
+    V_t(s_t) in the observed states of the robust (worst case), optimistic and Gumbel-max policies, with the observed
+    path's own reward from step t on as the reference (at t = 0 the observed outcome)."""
     plt = pyplot()
     ic = analysis.icfmdp
     steps = np.arange(ic.horizon)
@@ -24,7 +30,10 @@ def plot_analysis(analysis: ICFMDPResult, out: str | Path) -> str:
                                  (analysis.gumbel_policy, "s-.", "gumbel-max")):
         if policy is not None:
             right.plot(steps, values_on_path(policy), style, label=label)
-    right.set(xlabel="step t", ylabel="value from the observed state s_t", title="counterfactual values")
-    right.legend()
+    path = analysis.problem.path
+    observed = np.cumsum(np.asarray(analysis.problem.rewards)[path.choices][::-1])[::-1]    # reward from t on
+    right.plot(steps, observed, ":", color="black", label=f"observed path (outcome {analysis.observed_reward:.6g})")
+    right.set(xlabel="step t", ylabel="reward from the observed state s_t on", title="counterfactual values")
+    right.legend(fontsize=8, loc="best", framealpha=0.9)
     fig.tight_layout()
-    return save_figure(fig, out)
+    return fig

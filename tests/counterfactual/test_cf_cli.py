@@ -33,7 +33,7 @@ def test_strategy_prints_the_paper_explanation(capsys, tmp_path):
     data = json.loads(out_json.read_text())
     assert data["status"] == "optimal" and data["changes"][0]["state"] == {"s": 5}
     assert data["distance"]["d0"] == 1 and data["bound"] == 0.2 and data["initial_probability"] == 0.411
-    assert 'label="Rework", style=filled' in out_dot.read_text()
+    assert "<b>Rework</b>" in out_dot.read_text() and f"drawing written to {out_dot}" in out
     assert stormcf.Strategy.from_dict(stormcf.load_model(LOAN), data["strategy"])   # reusable with `check`
 
 

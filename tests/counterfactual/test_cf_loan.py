@@ -167,7 +167,7 @@ def test_json_and_dot(impatient):
     assert data["changes"][0]["actions"]["Quit"]["from"] == 0.7
     assert data["sizes"]["encoded"]["variables"] < data["sizes"]["paper"]["variables"]
     dot = to_dot(r)
-    assert dot.startswith("digraph") and 'label="s=5"' in dot and 'color="blue"' in dot
+    assert dot.startswith("digraph") and "<b>s=5</b>" in dot and "color=blue" in dot
 
 
 def test_diverse_counterfactuals(impatient):

@@ -18,6 +18,9 @@ def test_the_bars_are_the_changed_probabilities(impatient, tmp_path):
     assert [b.get_width() for b in before] == pytest.approx([row[2] for row in rows])
     assert [b.get_width() for b in after] == pytest.approx([row[3] for row in rows])
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == [f"{n}: {a}" for n, a, _, _ in rows]
+    fig.canvas.draw()                                      # the legend sits above the bars, covering none of them
+    legend, axes = fig.axes[0].get_legend().get_window_extent(), fig.axes[0].get_window_extent()
+    assert legend.y0 >= axes.y1 - 1
     out = tmp_path / "changes"                                       # no extension: PNG, under exactly that name
     assert plot_changes(r, out) == "png" and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -83,3 +83,18 @@ def test_transition_rewards_are_rejected():
     path = stormcf.icfmdp.path_from_arrays(model, [0], [0], [1])
     with pytest.raises(stormcf.PropertyError, match="transition rewards"):
         stormcf.icfmdp.ICFMDPProblem(path, "tr")
+
+
+def test_plot_has_the_observed_outcome_as_reference():
+    """The values panel shows the observed path's reward from each step on: at t = 0 the observed outcome."""
+    pytest.importorskip("matplotlib")
+    from stormcf.icfmdp.plots import analysis_figure
+    from stormcf.icfmdp.task import IntervalCounterfactualMDP
+    model = stormcf.load_model(GRID, constants="p=0.4")
+    result = IntervalCounterfactualMDP(reward="r")(model, json.loads(open(PATH).read()), PATH)
+    fig = analysis_figure(result)
+    observed = [line for line in fig.axes[1].get_lines() if line.get_label().startswith("observed path")]
+    assert len(observed) == 1 and f"outcome {result.observed_reward:.6g}" in observed[0].get_label()
+    rewards = result.problem.rewards[result.problem.path.choices]
+    assert list(observed[0].get_ydata()) == pytest.approx([rewards[t:].sum() for t in range(len(rewards))])
+    assert observed[0].get_ydata()[0] == pytest.approx(result.to_dict()["path"]["outcome"])

@@ -1,7 +1,5 @@
 """The PRISM front: oracle O6 (notes §6.2), Storm's least cost = the brute-force minimum on random PRISM models,
 open-loop plans vs Storm's closed-loop strategies, action families, and bad input."""
-from importlib import resources
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +12,7 @@ from stormcf.recourse.exact import optimum
 from stormcf.recourse.prism import action_families
 from stormcf.recourse.problem import RecourseError
 
-PERSON = Path(str(resources.files("stormcf.recourse").joinpath("models", "person.prism")))
+PERSON = stormcf.example_path("person.prism")
 SMALL = BRKGASettings(n_offspring=100, n_mutants=50, generations=30)
 
 

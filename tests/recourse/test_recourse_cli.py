@@ -1,13 +1,13 @@
 """``stormcf recourse``: both fronts end to end, the JSON keys, the plot, and one line with exit code 2 for bad
 input."""
 import json
-from importlib import resources
 
 import pytest
 
+import stormcf
 from stormcf.cli import main
 
-PERSON = str(resources.files("stormcf.recourse").joinpath("models", "person.prism"))
+PERSON = str(stormcf.example_path("person.prism"))
 SMALL = ["--generations", "15", "--offspring", "80", "--mutants", "30"]
 
 
