@@ -293,7 +293,7 @@ def sepsis_patients(quick: bool) -> Section:
 def seed002(quick: bool) -> list[Section]:
     sections = [person_fig2(), adult_labels()]
     if not quick:
-        sections.append(recourse_runs())
+        sections.append(recourse_runs(OPTIONS.cscf_repo))
     return sections
 
 
@@ -335,9 +335,96 @@ def adult_labels() -> Section:
     return sec
 
 
-def recourse_runs() -> Section:
+def authors_network(repo: Path):
+    """The authors' trained Adult network (CSCF @ ea8af1f, competitor/synth-action-seq/models/adult/model.h5: 87 -> 50
+    -> 50 -> 2 logits, ReLU; dropout is inactive at prediction) as a stormcf NetworkClassifier: its input rows permuted
+    from their layout (features in column order, each categorical one-hot in the order of their mapping.json) to
+    stormcf's (numeric columns, then one-hot in stormcf's category order), their standardisation (adult.features.json),
+    and argmax of the two logits as one logistic unit (logit 1 - logit 0). Reads arrays only (h5py, json)."""
+    import h5py
+    from stormcf.recourse.datasets import NetworkClassifier, _columns, load_dataset
+    folder = repo / "competitor" / "synth-action-seq" / "models" / "adult"
+    spec = {f["name"]: f for f in json.loads((folder / "adult.features.json").read_text())}
+    mapping = json.loads((folder / "mapping.json").read_text())
+    dataset = load_dataset("adult")
+    with h5py.File(folder / "model.h5", "r") as f:
+        group = f["model_weights"]
+        layers = sorted((n for n in group if n.startswith("dense")), key=lambda n: int(n.split("_")[-1]))
+        W = [np.asarray(group[n][n]["kernel:0"], dtype=float) for n in layers]
+        b = [np.asarray(group[n][n]["bias:0"], dtype=float) for n in layers]
+    order = []                                           # their input row of every stormcf input position
+    for feature in dataset.features:
+        if not feature.is_categorical:
+            order.append(spec[feature.name]["idx"])
+    for feature in dataset.features:
+        if feature.is_categorical:
+            theirs = [name.strip() for name in mapping[feature.name]]
+            order += [spec[feature.name]["idx"] + theirs.index(c) for c in feature.categories]
+    columns = _columns(dataset)
+    numeric = [dataset.features[j].name for j in columns["numeric"]]
+    W[0] = W[0][order]
+    W[-1] = (W[-1][:, 1] - W[-1][:, 0])[:, None]
+    b[-1] = np.array([b[-1][1] - b[-1][0]])
+    return NetworkClassifier(columns["numeric"], np.array([spec[n]["mean"] for n in numeric]),
+                             np.array([spec[n]["std"] for n in numeric]), columns["categorical"], columns["sizes"],
+                             tuple(W), tuple(b), np.array([0, 1]))
+
+
+def authors_instances(repo: Path) -> list[dict]:
+    """The authors' 100 Adult instances (experiment_data/test_instances/original_adult_n=100.csv, categories as their
+    codes) by feature name, categories by name."""
+    from stormcf.recourse.datasets import load_dataset
+    folder = repo / "competitor" / "synth-action-seq" / "models" / "adult"
+    mapping = json.loads((folder / "mapping.json").read_text())
+    names = {col: {code: name.strip() for name, code in codes.items()} for col, codes in mapping.items()}
+    rows = np.loadtxt(repo / "experiment_data" / "test_instances" / "original_adult_n=100.csv", delimiter=",")
+    features = load_dataset("adult").features
+    return [{f.name: names[f.name][int(v)] if f.is_categorical else float(v) for f, v in zip(features, row)}
+            for row in rows]
+
+
+def authors_problem(x0: dict, classifier, discounted: bool):
+    """The recourse problem of one of the authors' instances with their network (dataset_problem's parts)."""
+    from stormcf.recourse import AUTHORS_ROUNDING, RecourseProblem
+    from stormcf.recourse.datasets import adult_actions, adult_graph, load_dataset
+    dataset = load_dataset("adult")
+    ranges = {f.name: f.upper - f.lower for f in dataset.features if not f.is_categorical}
+    return RecourseProblem(dataset.features, x0, classifier, 1, adult_actions(dataset), adult_graph(),
+                           discounted=discounted, gower_ranges=ranges, rounding=AUTHORS_ROUNDING)
+
+
+def authors_network_runs(repo: Path, settings) -> tuple[dict[str, list[dict]], str]:
+    """cscf and scf on the authors' 100 instances with the authors' network: the records recourse_experiments'
+    statistics read, and the network's agreement with the data."""
+    from stormcf.recourse import solve_recourse
+    from stormcf.recourse.datasets import load_dataset, train_classifier
+    network = authors_network(repo)
+    ours, authors = load_dataset("adult"), load_dataset("adult", authors_labels=True)
+    predicted = network.predict(ours.X)
+    instances = authors_instances(repo)
+    features = [f.name for f in ours.features]
+    X0 = np.array([[f.categories.index(x[f.name]) if f.is_categorical else x[f.name] for f in ours.features]
+                   for x in instances])
+    note = (f"the authors' network: accuracy {np.mean(predicted == authors.y):.3f} on their labels, "
+            f"{np.mean(predicted == ours.y):.3f} on the corrected ones; predicts 'accept' for "
+            f"{100 * predicted.mean():.1f} % of the rows (stormcf's network: "
+            f"{100 * train_classifier(ours).predict(ours.X).mean():.1f} %); rejects "
+            f"{int((network.predict(X0) == 0).sum())} of their {len(instances)} instances ({len(features)} features)")
+    records: dict[str, list[dict]] = {}
+    for run, discounted in (("scf", False), ("cscf", True)):
+        records[run] = []
+        for x0 in instances:
+            cpu = time.process_time()
+            result = solve_recourse(authors_problem(x0, network, discounted), settings)
+            records[run].append({"front": [{"actions": p.actions, "cost": p.cost, "effort": p.effort}
+                                           for p in result.front], "cpu_seconds": time.process_time() - cpu})
+    return records, note
+
+
+def recourse_runs(cscf_repo: Path | None) -> Section:
     """The paper's GA on 100 rejected instances per run (recourse_experiments.run_instance), with stormcf's labels
-    and with the authors' Adult labels."""
+    and with the authors' Adult labels; with ``cscf_repo`` (a checkout of the authors' repository) also on their
+    100 instances with their trained network."""
     import recourse_experiments as rx
     from stormcf.recourse import AUTHORS_ROUNDING, BRKGASettings
     settings = BRKGASettings()
@@ -348,6 +435,11 @@ def recourse_runs() -> Section:
         key = f"{run} {dataset}" + (" (authors' labels)" if authors else "")
         records[key] = [rx.run_instance(run, dataset, discounted, i, settings, AUTHORS_ROUNDING, 9, authors)
                         for i in range(100)]
+    network_note = "not run: give --cscf-repo (a checkout of the authors' repository; needs h5py)"
+    if cscf_repo is not None:
+        network, network_note = authors_network_runs(cscf_repo, settings)
+        for run, recs in network.items():
+            records[f"{run} adult (authors' network and instances)"] = recs
     sec = Section("Seed 002: the paper's experiments (100 rejected instances per run, GA 400 + 100 + elites, "
                   "150 generations, bias 0.7, the authors' roundings; every plan re-checked by Storm)")
     authors_median = {"scf adult": "7 (released runs); paper text 7", "cscf adult": "7 (released runs); paper text 7",
@@ -365,21 +457,22 @@ def recourse_runs() -> Section:
         sec.add(f"{key}: median least Σb of a plan with T <= 2 (Fig. 4's quantity)", f"{paper_effort} (released runs)",
                 f"{np.median(efforts):.3f} ({len(efforts)} of {len(recs)} instances)", "")
         sec.add(f"{key}: CPU seconds per instance, median", f"{a[5]} s wall (Colab)", f"{cpu:.2f}", "")
-    for key in ("cscf adult", "cscf adult (authors' labels)", "scf adult", "scf adult (authors' labels)"):
+    for key in (k for k in records if "adult" in k):
         after_before, hours, _ = rx.order_counts(records[key])
         paper = rx.AUTHORS_ORDER["addEdu after / before chCapGain"][0 if key.startswith("cscf") else 1]
         sec.add(f"{key}: addEdu after / before chCapGain over all front plans", f"{paper} (released runs)",
                 after_before, "")
         paper = rx.AUTHORS_ORDER["chWorkHrs before / after chCapGain"][0 if key.startswith("cscf") else 1]
         sec.add(f"{key}: chWorkHrs before / after chCapGain", f"{paper} (released runs)", hours, "")
-    for key in ("cscf adult", "cscf adult (authors' labels)"):
+    for key in (k for k in records if k.startswith("cscf")):
         ratios = [p["cost"] / p["effort"] for r in records[key] for p in r["front"] if p["effort"] > 0]
         sec.add(f"{key}: discounted / undiscounted cost, median (mean)", "0.927 (0.881) (released runs)",
                 f"{np.median(ratios):.3f} ({np.mean(ratios):.3f})", "")
     lengths = {key: Counter(len(p["actions"]) for r in recs for p in r["front"]) for key, recs in records.items()}
-    sec.text = "Plan lengths T = 1/2/3/4/5 over all front plans (released runs: scf Adult 167/279/258/51/1, cscf " \
-               "Adult 168/284/251/50/0, scf German 228/138/63/6/0):\n\n" + "\n".join(
-                   f"- {key}: " + " / ".join(str(c.get(t, 0)) for t in range(1, 6)) for key, c in lengths.items())
+    sec.text = (f"The authors' network and instances: {network_note}.\n\nPlan lengths T = 1/2/3/4/5 over all front "
+                "plans (released runs: scf Adult 167/279/258/51/1, cscf Adult 168/284/251/50/0, scf German "
+                "228/138/63/6/0):\n\n" + "\n".join(f"- {key}: " + " / ".join(str(c.get(t, 0)) for t in range(1, 6))
+                                                   for key, c in lengths.items()))
     return sec
 
 
@@ -505,6 +598,7 @@ def policy_comparison(quick: bool) -> Section:
 
 # =============================================================================================== main
 SEEDS = {"000": seed000, "001": seed001, "002": seed002, "003": seed003, "004": seed004}
+OPTIONS = Namespace(cscf_repo=None)
 
 
 def _cpu() -> float:
@@ -519,7 +613,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="every seed in its smoke setting: seconds")
     parser.add_argument("--out", type=Path, default=Path("results/reproduction"),
                         help="folder for seedNNN.md and reproduction.json (default: results/reproduction)")
+    parser.add_argument("--cscf-repo", type=Path, default=None,
+                        help="seed 002: a checkout of the authors' repository (ppnaumann/CSCF): also run their trained "
+                             "Adult network on their 100 instances (reads model.h5 with h5py)")
     args = parser.parse_args()
+    OPTIONS.cscf_repo = args.cscf_repo
     unknown = [s for s in args.seeds if s not in SEEDS]
     if unknown:
         parser.error(f"unknown seed {unknown[0]!r}: use {', '.join(SEEDS)}")
