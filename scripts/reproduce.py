@@ -91,7 +91,41 @@ def sextile(gamma: float) -> int:
 
 
 def seed000(quick: bool) -> list[Section]:
-    return [loan_example(), mssd_timing(quick)]
+    sections = [loan_example(), mssd_timing(quick)]
+    if OPTIONS.jalergia_jar is not None:
+        sections.append(learners(OPTIONS.jalergia_jar, quick))
+    return sections
+
+
+def learners(jar: Path, quick: bool) -> Section:
+    """The paper learned its MDPs with jAlergia through AALpy 1.4.1; stormcf's IOAlergia is AALpy 2.0's (identical
+    automata, tests/learn). jAlergia (the jar given, run by AALpy's run_JAlergia) on the same logs: process models
+    (scripts/process_mdp.py) whose non-outcome states are observed through K event names, as in bench_learn.py."""
+    from aalpy.learning_algs import run_JAlergia
+    from process_mdp import process_mdp
+    from stormcf.learn import LearnProblem, sample_log
+    from stormcf.learn.alergia import ioalergia
+    sec = Section(f"Seed 000: the learner, stormcf's IOAlergia (= AALpy 2.0) vs jAlergia ({jar.name}), α = 0.05")
+    settings = ((300, 20, 5000),) if quick else ((300, None, 5000), (300, 10, 2000), (300, 20, 5000),
+                                                  (1000, 50, 10000), (3000, 100, 20000))
+    for n, K, cases in settings:
+        m = process_mdp(n, seed=1)
+        outcome = m.label("positive") | m.label("negative")
+        observe = None if K is None else (lambda s: m.state_name(s) if outcome[s] else f"e{s % K}")
+        log = sample_log(m, stormcf.Strategy.random(m, 0), cases, 0, observe=observe)
+        t = LearnProblem(log, alpha=0.05).traces()
+        ours = ioalergia(t, 0.05)
+        o, a, off = t.outputs.tolist(), t.inputs.tolist(), t.offsets.tolist()
+        data = [[f"o{t.initial}"] + [x for i, e in zip(a[off[c]:off[c + 1]], o[off[c]:off[c + 1]])
+                                     for x in (f"i{i}", f"o{e}")] for c in range(len(off) - 1)]
+        theirs = run_JAlergia(data, "mdp", str(jar), eps=0.05)
+        edges = sum(len(v) for q in theirs.states for v in q.transitions.values())
+        seen = "every state by its name" if K is None else f"{K} event names"
+        sec.add(f"process_mdp({n}), {seen}, {cases:,} cases ({t.n_steps:,} steps): states / edges",
+                "jAlergia via AALpy 1.4.1 (paper)", f"{ours.n_states} / {ours.source.size}; jAlergia "
+                f"{len(theirs.states)} / {edges}", "equal" if (ours.n_states, ours.source.size) ==
+                (len(theirs.states), edges) else "different automata from the same log")
+    return sec
 
 
 def loan_example() -> Section:
@@ -598,7 +632,7 @@ def policy_comparison(quick: bool) -> Section:
 
 # =============================================================================================== main
 SEEDS = {"000": seed000, "001": seed001, "002": seed002, "003": seed003, "004": seed004}
-OPTIONS = Namespace(cscf_repo=None)
+OPTIONS = Namespace(cscf_repo=None, jalergia_jar=None)
 
 
 def _cpu() -> float:
@@ -616,8 +650,11 @@ def main() -> None:
     parser.add_argument("--cscf-repo", type=Path, default=None,
                         help="seed 002: a checkout of the authors' repository (ppnaumann/CSCF): also run their trained "
                              "Adult network on their 100 instances (reads model.h5 with h5py)")
+    parser.add_argument("--jalergia-jar", type=Path, default=None,
+                        help="seed 000: also learn the same logs with jAlergia (alergia.jar of emuskardin/jAlergia; "
+                             "needs java)")
     args = parser.parse_args()
-    OPTIONS.cscf_repo = args.cscf_repo
+    OPTIONS.cscf_repo, OPTIONS.jalergia_jar = args.cscf_repo, args.jalergia_jar
     unknown = [s for s in args.seeds if s not in SEEDS]
     if unknown:
         parser.error(f"unknown seed {unknown[0]!r}: use {', '.join(SEEDS)}")
