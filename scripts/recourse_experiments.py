@@ -53,8 +53,10 @@ AUTHORS_ORDER = {"addEdu after / before chCapGain": ("0 / 87", "44 / 45"),
 
 
 def run_instance(run: str, dataset: str, discounted: bool, instance: int, settings: BRKGASettings,
-                 rounding: Rounding, grid: int) -> dict:
-    problem = dataset_problem(dataset, instance, discounted=discounted, rounding=rounding)
+                 rounding: Rounding, grid: int, authors_labels: bool = False) -> dict:
+    """One run on one instance; ``authors_labels``: Adult labelled as the authors' code did (scripts/reproduce.py)."""
+    problem = dataset_problem(dataset, instance, discounted=discounted, rounding=rounding,
+                              authors_labels=authors_labels)
     start, cpu = time.perf_counter(), time.process_time()
     result = solve_recourse(problem, settings)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu

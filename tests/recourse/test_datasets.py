@@ -40,6 +40,15 @@ def test_adult_preprocessing(adult):
     assert len(adult.train) == int(0.7 * 45222)
 
 
+def test_adult_with_the_authors_labels(adult):
+    """Their preprocessing compares adult.test's '>50K.' with '>50K': all 3,700 high incomes of the test file (after
+    dropping '?') become low income, 7,508 positives of 45,222 (16.6 %) instead of 11,208 (24.8 %)."""
+    authors = load_dataset("adult", authors_labels=True)
+    assert np.array_equal(authors.X, adult.X) and np.array_equal(authors.train, adult.train)
+    assert int(authors.y.sum()) == 7508 and int(adult.y.sum()) - int(authors.y.sum()) == 3700
+    assert np.all(authors.y <= adult.y)
+    assert np.array_equal(load_dataset("german", authors_labels=True).y, load_dataset("german").y)
+
 def test_german_preprocessing(german):
     assert german.X.shape == (1000, 20) and int(german.y.sum()) == 700
     assert sum(not f.is_categorical for f in german.features) == 7
