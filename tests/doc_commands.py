@@ -15,7 +15,8 @@ Commands that take minutes as written are listed in :data:`QUICK` with the optio
 (tests/test_doc_commands.py) runs them so, ``--full`` as written. Every entry must match a documented command.
 
 Commands that need an extra (``--plot``: matplotlib, ``--backend dask``, an ``.xes`` log: pm4py, ``--dot x.png``:
-Graphviz) are recognised by their arguments (:data:`EXTRAS`) and skipped with ``--without EXTRA,...``.
+Graphviz, ``setcover-learn`` with a network generator: PyTorch) are recognised by their arguments (:data:`EXTRAS`)
+and skipped with ``--without EXTRA,...``.
 
 Run it on an installed stormcf (scripts/fresh_install_smoke.sh does, in a fresh virtual environment):
 ``python tests/doc_commands.py --stormcf VENV/bin/stormcf [--full] [--without plot,dask] [PAGE ...]``. This module
@@ -48,7 +49,8 @@ QUICK: dict[str, list[str]] = {
     "stormcf explain-path prism_models/sepsis.prism --paths prism_models/sepsis.paths.jsonl --reward r --k 2 "
     "--workers 2": ["--explanations", "20"],
     "stormcf setcover-data d20.npz -n 20 --instance-out i20.json": ["--draws", "3000"],
-    "stormcf setcover-learn d20.npz --generator mc --out mc.npz": ["--hidden", "16", "--max-iter", "10"],
+    "stormcf setcover-learn d20.npz --generator mc --out mc.npz --time-limit 1500": ["--hidden", "16", "--epochs", "2"],
+    "stormcf setcover-data g20.npz -n 20 --groups manual": ["--draws", "3000"],
 }
 
 def _after(argv: Sequence[str], flag: str) -> str:
@@ -62,6 +64,7 @@ EXTRAS: dict[str, Callable[[Sequence[str]], bool]] = {
     "dask": lambda argv: _after(argv, "--backend") == "dask",
     "xes": lambda argv: any(a.endswith(".xes") for a in argv),
     "graphviz": lambda argv: _after(argv, "--dot").lower().endswith((".png", ".svg", ".pdf")),
+    "learn": lambda argv: argv[:1] == ["setcover-learn"] and _after(argv, "--generator") != "knn",
 }
 
 
