@@ -26,6 +26,6 @@ grep -q "411/1000" <<<"$demo" || fail "demo output lacks 411/1000"
 headline=$(grep -m1 "^status:" <<<"$demo")
 [[ $headline == "status: optimal"* ]] || fail "the demo's headline counterfactual is not certified: $headline"
 echo "demo's headline counterfactual: ${headline:0:60}..."
-"$venv/bin/python" "$repo/tests/doc_commands.py" --stormcf "$venv/bin/stormcf" --without plot,dask,xes,graphviz \
+"$venv/bin/python" "$repo/tests/doc_commands.py" --stormcf "$venv/bin/stormcf" --without plot,dask,xes,graphviz,learn \
     || fail "a documented command failed on the core install"
 echo "fresh install smoke test passed: the core install certifies the demo and runs every documented command"

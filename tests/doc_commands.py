@@ -64,8 +64,12 @@ EXTRAS: dict[str, Callable[[Sequence[str]], bool]] = {
     "dask": lambda argv: _after(argv, "--backend") == "dask",
     "xes": lambda argv: any(a.endswith(".xes") for a in argv),
     "graphviz": lambda argv: _after(argv, "--dot").lower().endswith((".png", ".svg", ".pdf")),
-    "learn": lambda argv: argv[:1] == ["setcover-learn"] and _after(argv, "--generator") != "knn",
+    "learn": lambda argv: ((argv[:1] == ["setcover-learn"] and _after(argv, "--generator") != "knn")
+                           or (argv[:1] == ["setcover-evaluate"] and len(argv) > 1
+                               and Path(argv[1]).name.startswith(NETWORK_FILES))),
 }
+#: the documentation names a network generator's file by its kind (mc.npz): evaluating it needs its training first
+NETWORK_FILES = ("mc", "na", "fa", "seq2seq")
 
 
 @dataclass(frozen=True)
