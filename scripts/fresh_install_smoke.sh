@@ -15,7 +15,7 @@ trap 'rm -rf "$venv"' EXIT
 fail() { echo "fresh install smoke test: $*" >&2; exit 1; }
 "$python" -m venv "$venv"
 "$venv/bin/pip" install --quiet . 2>&1 | grep -v "is ignored" || true
-for extra in gurobipy highspy matplotlib distributed pm4py; do
+for extra in gurobipy highspy matplotlib distributed pm4py torch; do
     if "$venv/bin/python" -c "import $extra" 2>/dev/null; then fail "the core install has $extra: it must be an extra"; fi
 done
 "$venv/bin/python" -c "import pyscipopt, pydot" || fail "the core install lacks pyscipopt or pydot"
