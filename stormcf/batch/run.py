@@ -295,7 +295,7 @@ def _solve_together(analysis: Analysis, common: Any, items: Sequence[Item], batc
             try:
                 problems[item.index] = analysis.problem(common, item.content, item.where)
             except StormcfError as err:
-                results[item.index] = ItemError(analysis.command, str(err), type(err).__name__, False, model)
+                results[item.index] = _error_result(analysis, err, model)
         answers = _solved(analysis, model, lambda: analysis.solve_many(list(problems.values()), deadline), deadline)
         if isinstance(answers, ItemError) and answers.internal:     # a bug of the chunk: every item on its own
             answers = Analysis.solve_many(analysis, list(problems.values()), deadline)

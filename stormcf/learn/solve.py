@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..deadline import Deadline
-from ..errors import OutputError, StormcfError, VerificationFailure
+from ..errors import OutputError, StormcfError, TimeLimitReached, VerificationFailure
 from ..interrupt import temporary_directory
 from ..model import ExplicitModel
 from ..report import temporary_beside
@@ -120,6 +120,8 @@ def _built_by_storm(text: str, target: Path, files: dict[Path, Path]) -> Explici
     files[staged] = target
     try:
         model = load_model(staged)
+    except TimeLimitReached:
+        raise
     except StormcfError as err:
         raise VerificationFailure(f"Storm does not build the learned model stormcf wrote: {err}") from None
     return dataclasses.replace(model, source=target.name)
