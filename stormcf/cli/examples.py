@@ -8,7 +8,6 @@ from pathlib import Path
 
 from ..errors import OutputError
 from ..examples import EXAMPLES, EXAMPLES_FOLDER, example_path, list_examples
-from ..report import Summary, atomic_output
 from .common import add_json_argument, add_output_argument, emit
 
 
@@ -21,6 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..report import Summary
     names = list_examples()
     files = [{"name": name, "path": str(example_path(name)), "bytes": example_path(name).stat().st_size,
               "description": EXAMPLES.get(name, "")} for name in names]
@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
 def copy_examples(folder: Path) -> tuple[list[str], list[str]]:
     """Copy every example into ``folder/prism_models/`` (created), each atomically; a file that exists there is
     kept, whatever it holds (it may be the user's edit). Returns the names copied and the names kept."""
+    from ..report import atomic_output
     target = folder / EXAMPLES_FOLDER
     if target.exists() and not target.is_dir():
         raise OutputError(f"{target}: exists and is not a folder")
