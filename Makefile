@@ -16,7 +16,7 @@ demo: install
 	$(BIN)/stormcf demo
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25
 
 bench: install
 	$(BIN)/python scripts/bench_extraction.py
