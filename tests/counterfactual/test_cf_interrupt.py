@@ -5,6 +5,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cpu_clock import tree_cpu_seconds
 
 import stormcf
 from stormcf import interrupt
@@ -31,15 +32,15 @@ def stop_after():
 def test_a_stop_request_returns_the_best_checked_strategy_at_once(stop_after):
     """consensus.4 (22,656 states), mixed objective: with a 120 s limit the solve uses all of it (the d0 MILP does
     not close); a request after 8 s ends it within seconds (the solvers in child processes are stopped) with the
-    best strategy Storm accepted."""
+    best strategy Storm accepted. Compared in CPU seconds of the process tree (13 s measured): an unstopped solve
+    would spend about 112 more."""
     prop = 'P<=0.02 [F "finished" & !"agree"]'
     model = stormcf.load_model(QVBS / "consensus.4.prism", constants="K=2")
     problem = CounterfactualProblem(stormcf.Strategy.uniform(model), prop)
     stop_after(8.0)
-    start = time.perf_counter()
+    start = tree_cpu_seconds()
     r = solve_counterfactual(problem, time_limit=120)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 20
+    assert tree_cpu_seconds() - start < 40
     assert r.status == "interrupted" and any("user's request" in note for note in r.notes)
     assert r.verification.holds and r.probability <= 0.02 and r.verification.agrees in (True, None)
 
@@ -67,15 +68,15 @@ def test_ctrl_c_on_the_command_line_reports_the_best_checked_strategy(tmp_path):
     model = str(QVBS / "consensus.4.prism")
     subprocess.run([sys.executable, "-m", "stormcf", "strategy-file", model, "-c", "K=2", "--uniform", "--out",
                     str(uniform)], check=True, capture_output=True)
+    cpu = tree_cpu_seconds()
     proc = subprocess.Popen([sys.executable, "-m", "stormcf", "strategy", model, "-c", "K=2", "-s", str(uniform),
                              "-p", prop, "--time-limit", "120", "--json", str(out)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     time.sleep(10)
     assert proc.poll() is None
     proc.send_signal(signal.SIGINT)
-    start = time.perf_counter()
     _, stderr = proc.communicate(timeout=120)
-    assert time.perf_counter() - start < 15
+    assert tree_cpu_seconds() - cpu < 50            # the whole command (18 s measured); unstopped: about 110 s more
     assert proc.returncode == 0, stderr
     assert "stopping at the next safe point" in stderr
     doc = json.loads(out.read_text())

@@ -111,8 +111,8 @@ def test_in_thread_returns_or_gives_up_at_the_deadline():
     assert in_thread(lambda: 7, "a test") == 7
     start = time.perf_counter()
     with pytest.raises(TimeLimitReached, match="during building"):
-        in_thread(lambda: time.sleep(5), "building", Deadline(0.3))
-    assert time.perf_counter() - start < 4
+        in_thread(lambda: time.sleep(60), "building", Deadline(0.3))
+    assert time.perf_counter() - start < 30                   # given up at the deadline, long before the call ends
 
 
 def test_scratch_directories_of_children_are_removed(tmp_path, monkeypatch):
