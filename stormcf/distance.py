@@ -19,6 +19,7 @@ the command line's ``--weights`` read everything from the registry.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping, Sequence
 
@@ -63,7 +64,7 @@ class NormBlock:
 
 
 # ================================================================================================ norms
-class Norm:
+class Norm(ABC):
     """A distance between strategies as a function of the per-state changes Δ (see the module docstring)."""
 
     key: str = ""              # JSON key and name (``d0``)
@@ -72,14 +73,15 @@ class Norm:
     counts_states: bool = False  # integral, counts changed states (a bound on it rounds up)
     positional: bool = False   # one of seed 000's norms, weighted by position in ``--weights r0,r1,r∞``
 
+    @abstractmethod
     def value(self, delta: np.ndarray, n_decision: int) -> float:
-        raise NotImplementedError
+        """This norm of the per-state changes Δ over ``n_decision`` decision states."""
 
+    @abstractmethod
     def encode(self, fb: FormulationBuilder, change: ChangeTerms, n_decision: int, lower: float = 0.0,
                relaxed: bool = False) -> NormBlock:
         """Add the variables and rows that make this norm of Δ an objective term (and the valid cut norm >= ``lower``);
         ``relaxed``: continuous variables only (a convex surrogate for linear programmes)."""
-        raise NotImplementedError
 
     def implied(self, bounds: Mapping[str, float], n_decision: int) -> float:
         """A lower bound on this norm implied by proven lower bounds of the norms (``bounds``: key -> value)."""
