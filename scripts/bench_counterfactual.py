@@ -92,7 +92,7 @@ def direct(problem: CounterfactualProblem, limit: float) -> dict:
     program = paper_program(problem, float(problem.bound))
     out = backend("scip").solve(program.formulation, limit)
     row = {"status": out.status, "time": time.perf_counter() - t0, "d": None, "lower": out.bound, "gap": out.gap,
-           "strategy": None, "note": out.note}
+           "strategy": None, "note": out.note, "sizes": program.formulation.sizes()}
     if out.x is not None:
         m = problem.model
         p = np.clip(out.x[program.x_rows], 0.0, 1.0)

@@ -563,22 +563,15 @@ def seed004(quick: bool) -> list[Section]:
 def bound_widths(quick: bool) -> Section:
     """Table 3: mean bound width over every transition at every step (layers="all"), CS+M / CS / none, averaged over
     random observed paths; and the authors' own bounds on their reference paths."""
-    from icfmdp_experiments import MODELS, T, load
+    from icfmdp_experiments import MODELS, T, mean_bound_widths
     from stormcf.icfmdp import interval_cfmdp, mdp_from_arrays, path_from_arrays
-    from stormcf.paths import simulate
     n_paths = 2 if quick else 20
     names = ("GridWorld p=0.9",) if quick else tuple(MODELS)
     sec = Section(f"Seed 004: Table 3, mean bound width (transitions with UB > 0, every transition at every step), "
                   f"{n_paths} random paths of T = {T}")
     for name in names:
-        model, behaviour, _ = load(name)
-        widths = {a: [] for a in ("cs+m", "cs", "none")}
-        for seed in range(n_paths):
-            path = simulate(model, behaviour, T, seed=1000 + seed)
-            for a in widths:
-                widths[a].append(interval_cfmdp(path, a, layers="all").mean_bound_width())
         sec.add(f"{name}: CS+M / CS / none", "table not in the seed text; 'the assumptions marginally reduce the "
-                "bound widths'", " / ".join(f"{np.mean(w):.4f}" for w in widths.values()),
+                "bound widths'", " / ".join(f"{w:.4f}" for w in mean_bound_widths(name, n_paths).values()),
                 "consistent: CS+M <= CS <= none, moderately")
     envs = ("gridworld_0.9",) if quick else ("gridworld_0.9", "gridworld_0.4", "frozen_lake", "aircraft", "sepsis")
     files = [f"lally_{e}_sampled_seed0.npz" for e in envs]
