@@ -82,14 +82,7 @@ class RandomMDP:
         P, _ = self.induced(exact)
         for s in set(avoid) - self.goal:
             P[s] = [0 * P[s][0]] * self.n
-        can = set(self.goal)
-        changed = True
-        while changed:
-            changed = False
-            for s in range(self.n):
-                if s not in can and any(P[s][t] != 0 for t in can):
-                    can.add(s)
-                    changed = True
+        can = self.can_reach(P, self.goal)
         maybe = sorted(can - self.goal)
         if 0 in self.goal:
             return Fraction(1) if exact else 1.0
@@ -104,6 +97,18 @@ class RandomMDP:
             x = np.linalg.solve(np.array(A, dtype=float), np.array(b, dtype=float))
         return x[idx[0]]
 
+    def can_reach(self, P, targets) -> set[int]:
+        """The states with a path to ``targets`` in the transition rows ``P`` (a backward fixed point)."""
+        can = set(targets)
+        changed = True
+        while changed:
+            changed = False
+            for s in range(self.n):
+                if s not in can and any(P[s][t] != 0 for t in can):
+                    can.add(s)
+                    changed = True
+        return can
+
     def expected_reward(self, exact: bool = False):
         """E[total reward until goal] from s=0 in the induced DTMC, infinite (Storm's convention) when goal is
         reached with probability < 1: almost-sure reachability on the graph, then one linear solve."""
@@ -113,14 +118,7 @@ class RandomMDP:
         for g in self.goal:                        # the count stops at the goal
             P[g] = [0 * P[g][0]] * self.n
         reach = self.reachable(P)
-        can = set(self.goal)
-        changed = True
-        while changed:
-            changed = False
-            for s in range(self.n):
-                if s not in can and any(P[s][t] != 0 for t in can):
-                    can.add(s)
-                    changed = True
+        can = self.can_reach(P, self.goal)
         if any(s not in can for s in reach):       # a reachable state that cannot reach the goal
             return float("inf")
         maybe = sorted(reach - self.goal)

@@ -48,7 +48,9 @@ def vertex_mdp(model: stormcf.ExplicitModel, sigma: np.ndarray, delta: float) ->
         vertices = ball_vertices(sigma[choices], delta)
         blocks.append(sp.csr_matrix(vertices) @ P[choices])
         groups.append(groups[-1] + len(vertices))
-    return stormcf.ExplicitModel(sp.vstack(blocks).tocsr(), np.array(groups), np.zeros(groups[-1], dtype=int), ("",),
+    mixed = sp.vstack(blocks).tocsr()
+    np.clip(mixed.data, 0.0, 1.0, out=mixed.data)       # a vertex times P may round to 1 + 2e-16 (models need [0, 1])
+    return stormcf.ExplicitModel(mixed, np.array(groups), np.zeros(groups[-1], dtype=int), ("",),
                                  dict(model.labels), {}, {}, model.initial_state, "mdp", source="vertex MDP")
 
 
