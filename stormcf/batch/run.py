@@ -315,7 +315,7 @@ def _solved(analysis: Analysis, model: ExplicitModel | None, solve, deadline: De
                          status="timeout")
     try:
         return solve()
-    except (StormcfError, Interrupted, Exception) as err:   # a bad or stopped item: reported, the batch goes on
+    except (Interrupted, Exception) as err:     # a bad, stopped or broken item: reported, the batch goes on
         return _error_result(analysis, err, model)
 
 
