@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -510,9 +509,6 @@ def recourse_runs(cscf_repo: Path | None) -> Section:
 
 
 # =============================================================================================== seed 003
-SETCOVER_PAPER_TABLE2 = {"MC": "0.969", "MC >40": "0.993", "NA": "0.854", "FA": "0.839", "kNN": "~0.55-0.60 (Fig. 6)"}
-
-
 def seed003(quick: bool) -> list[Section]:
     from stormcf.setcover import SetCoverInstance, SetCoverProblem, solve_setcover
     sec = Section("Seed 003: the worked example (§3, notes §1.6)")
@@ -528,26 +524,11 @@ def seed003(quick: bool) -> list[Section]:
 
 
 def setcover_parts(quick: bool) -> str:
-    """The learning parts of setcover_experiments.py, each in a child process (its options are its own); parts or
-    --quick that this checkout's script lacks are named, not faked."""
+    """The learning parts of setcover_experiments.py, each in a child process (its options are its own)."""
     script = SCRIPTS / "setcover_experiments.py"
-    help_text = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True).stdout
-    available = re.search(r"\{([^}]*)\}", help_text)
-    parts = set(available.group(1).split(",")) if available else set()
-    wanted = ["table2"] if quick else ["labelling", "table2", "table4", "fig6"]
     out = []
-    for part in wanted:
-        argv = [sys.executable, str(script), part]
-        if part not in parts:
-            out.append(f"`setcover_experiments.py {part}`: not in this checkout's script (it comes with the branch "
-                       f"issue18-generators).")
-            continue
-        if quick:
-            if "--quick" not in help_text:
-                out.append(f"`setcover_experiments.py {part} --quick`: this checkout's script has no --quick (it "
-                           f"comes with the branch issue18-generators); the full part trains for minutes, skipped.")
-                continue
-            argv.append("--quick")
+    for part in ["table2"] if quick else ["labelling", "table2", "table4", "fig6"]:
+        argv = [sys.executable, str(script), part] + (["--quick"] if quick else [])
         done = subprocess.run(argv, capture_output=True, text=True, cwd=os.getcwd())
         status = "" if done.returncode == 0 else f" (exit {done.returncode}: {done.stderr.strip()[-500:]})"
         out.append(f"`{' '.join(['setcover_experiments.py'] + argv[2:])}`{status}:\n\n```text\n"
