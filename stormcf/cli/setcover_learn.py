@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", type=positive_int, default=None,
                    help="agents per step (default: mc 2000, the others 512)")
     p.add_argument("--learning-rate", type=float, default=None,
-                   help="peak learning rate of Adam (default: mc 3e-3, the others 1e-2)")
+                   help="peak learning rate of Adam (default: mc 3e-3, the others 2e-3)")
     p.add_argument("--dropout", type=float, default=None, help="dropout rate (default: mc 0.1, the others 0.05)")
     p.add_argument("--l2", type=float, default=None, help="l2 regularisation (weight decay, default 1e-5)")
     p.add_argument("--p-w", type=float, default=None, help="na/fa/seq2seq loss: weight of the BCE (default 0.1)")

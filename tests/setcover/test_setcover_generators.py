@@ -122,6 +122,17 @@ def test_the_saved_generator_is_the_best_epoch(tiny):
     assert exact_match(gen, test_set)["exact_match"] == point["watch_exact_match"]
 
 
+def test_early_stopping_waits_for_the_end_of_the_warm_up(tiny):
+    """Patience counts from the end of the learning rate's warm-up at the earliest: with patience 1 and a rate too
+    high to learn (the validation score does not improve after epoch 1), training goes on through the warm-up
+    (the first 30% of 20 epochs: epochs 1-6, whose last step is before 30%) and stops one epoch after it."""
+    train_set, _ = tiny
+    gen = train("na", train_set, replace(TINY, epochs=20, patience=1, learning_rate=50.0))
+    scores = [p["validation_exact_match"] for p in gen.info["history"]]
+    assert max(scores[1:6]) <= scores[0]            # no better epoch in the warm-up: the old rule stopped at 2
+    assert gen.info["stopped"] == "early stopping" and gen.info["epochs"] == max(gen.info["best_epoch"], 6) + 1
+
+
 def test_mc_learns_the_map_better_than_the_hamming_baseline():
     """A small version of Table 2 (n = 12, A = 20, about 4,000 agents; seconds): MC learns the map well and beats
     the Hamming baseline; its top-3 candidates filtered by validity and cost are optimal more often."""
