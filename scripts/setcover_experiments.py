@@ -273,6 +273,7 @@ def settings_for(kind: str, args: argparse.Namespace):
         changes["hidden"] = tuple(int(h) for h in args.hidden.split(","))
     if args.epochs:
         changes["epochs"] = args.epochs
+    changes.update({name: getattr(args, name) for name in ("dropout", "alpha") if getattr(args, name) is not None})
     return replace(settings, **changes)
 
 
@@ -447,6 +448,9 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=None, help="table2/table4/fig6: epochs at most (default: the "
                                                                  "generator's); topk: 2")
     parser.add_argument("--hidden", default=None, help="hidden widths (topk: 256,256; learning: the generator's)")
+    parser.add_argument("--dropout", type=float, default=None, help="learning: dropout rate (default: the generator's)")
+    parser.add_argument("--alpha", type=float, default=None,
+                        help="learning: na/fa/seq2seq loss, weight of the L1 term (default: the generator's)")
     parser.add_argument("--quick", action="store_true", help="a part on a tiny data set and network (seconds); "
                                                              "without a part: engines and bnb on 5 agents of n = 12")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per training epoch on stderr")

@@ -45,20 +45,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_output_argument(p, "--out", required=True, metavar="GEN.npz", companions=lambda out: [held_out_path(out)],
                         help="the trained generator (weights, classes); the held-out agents go beside it")
     p.add_argument("--hidden", type=widths, default=None, metavar="2000,2000",
-                   help="hidden layer widths (default: the paper's, 2 x 2000 for mc and seq2seq, 3 x 2000 for na, fa)")
+                   help="hidden layer widths (default: mc and seq2seq 2 x 2000 as the paper, na and fa 3 x 1024)")
     p.add_argument("--epochs", type=positive_int, default=None,
-                   help="epochs at most (default 60; one learning-rate cycle over them or --time-limit, "
-                        "whichever ends first; early stopping)")
+                   help="epochs at most (default: na, fa 90, the others 60; one learning-rate cycle over them or "
+                        "--time-limit, whichever ends first; early stopping)")
     p.add_argument("--patience", type=positive_int, default=None,
                    help="stop after this many epochs without a better validation exact match (default 20)")
     p.add_argument("--batch-size", type=positive_int, default=None,
                    help="agents per step (default: mc 2000, the others 512)")
     p.add_argument("--learning-rate", type=float, default=None,
-                   help="peak learning rate of Adam (default: mc 3e-3, the others 2e-3)")
+                   help="peak learning rate of Adam (default: mc 3e-3, na and fa 2e-3, seq2seq 1e-2)")
     p.add_argument("--dropout", type=float, default=None, help="dropout rate (default: mc 0.1, the others 0.05)")
     p.add_argument("--l2", type=float, default=None, help="l2 regularisation (weight decay, default 1e-5)")
     p.add_argument("--p-w", type=float, default=None, help="na/fa/seq2seq loss: weight of the BCE (default 0.1)")
-    p.add_argument("--alpha", type=float, default=None, help="na/fa/seq2seq loss: weight of the L1 term (default 0.1)")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="na/fa/seq2seq loss: weight of the L1 term (default: na, fa 0.05; seq2seq 0.1)")
     p.add_argument("--decoder", type=positive_int, default=None, help="seq2seq: GRU state size (default 512)")
     p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")
     p.add_argument("--min-frequency", type=non_negative_int, default=0,
