@@ -29,7 +29,6 @@ import sys
 import time
 from pathlib import Path
 
-
 import stormcf
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
 from stormcf.counterfactual.analysis import preanalyse

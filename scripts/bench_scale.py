@@ -60,11 +60,6 @@ def cpu_seconds(who: int = resource.RUSAGE_SELF) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def cpu_with_children() -> float:
-    """This process's CPU seconds and those of the children it waited for (stormcf's forked Storm checks)."""
-    return cpu_seconds() + cpu_seconds(resource.RUSAGE_CHILDREN)
-
-
 def argv(command: str, folder: Path, N: int) -> list[str]:
     model = [str(folder / "grid.prism"), "--constants", f"N={N}"]
     path = ["--path", str(folder / f"path{N}.json"), "--reward", "progress"]
@@ -115,11 +110,12 @@ def one(command: str, folder: Path, N: int) -> dict:
     out = folder / f"{command}{N}.json"
     profile = cProfile.Profile(cpu_seconds)           # for check's phases (few calls: the profiler costs nothing)
     run = profile.runcall if command == "check" else (lambda f, *args: f(*args))
-    tick, cpu, children = time.perf_counter(), cpu_with_children(), cpu_seconds(resource.RUSAGE_CHILDREN)
+    tick, own, children = time.perf_counter(), cpu_seconds(), cpu_seconds(resource.RUSAGE_CHILDREN)
     with contextlib.redirect_stdout(io.StringIO()):
         code = run(cli, argv(command, folder, N) + ["--json", str(out)])
-    wall, cpu = time.perf_counter() - tick, cpu_with_children() - cpu
-    children = cpu_seconds(resource.RUSAGE_CHILDREN) - children
+    wall = time.perf_counter() - tick
+    children = cpu_seconds(resource.RUSAGE_CHILDREN) - children    # stormcf's forked Storm checks, waited for
+    cpu = cpu_seconds() - own + children
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024          # kB -> MB (Linux)
     ModelFile.load = load
     if code != 0:
