@@ -184,6 +184,8 @@ def mssd_timing(quick: bool) -> Section:
             for gamma in GAMMAS if not quick else [_between(sigma, target)]:
                 run = ours(CounterfactualProblem(sigma, f"P<={gamma} [F {target}]"), limit)
                 runs.append((gamma, run["status"], run["time"]))
+                print(f"seed 000, {label}, σ {seed}, γ {gamma}: {run['status']} in {run['time']:.1f} s",
+                      file=sys.stderr, flush=True)
         status = Counter(s for _, s, _ in runs)
         s2 = [(s, t) for g, s, t in runs if sextile(g) == 2]
         s2c = Counter(s for s, _ in s2)
