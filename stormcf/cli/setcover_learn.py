@@ -47,8 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hidden", type=widths, default=None, metavar="2000,2000",
                    help="hidden layer widths (default: mc and seq2seq 2 x 2000 as the paper, na and fa 3 x 1024)")
     p.add_argument("--epochs", type=positive_int, default=None,
-                   help="epochs at most (default: mc 20, na and fa 90, seq2seq 60; one learning-rate cycle over them or "
-                        "--time-limit, whichever ends first; early stopping)")
+                   help="epochs at most (default: mc 20, na and fa 90, seq2seq 60; one learning-rate cycle over "
+                        "them or --time-limit, whichever ends first; early stopping)")
     p.add_argument("--patience", type=positive_int, default=None,
                    help="stop after this many epochs without a better validation exact match (default 20)")
     p.add_argument("--batch-size", type=positive_int, default=None,
