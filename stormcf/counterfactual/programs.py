@@ -84,6 +84,12 @@ class Program:
         probs[rows[z]] = mass[enc.row_state[rows[z]]]
         return probs
 
+    def switch_share(self, enc: Encoding, x: np.ndarray) -> np.ndarray:
+        """Per maybe state, the d0 MILP's (or its LP relaxation's) switched share Σ_{r ∈ F(s)} z_r."""
+        has = self.x_rows >= 0
+        return np.bincount(enc.row_state[has], weights=np.clip(x[self.x_rows[has]], 0.0, 1.0),
+                           minlength=enc.n_maybe)
+
     def strategy(self, sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
         """The MIQCQP's strategy: σ (over all choices of the model) with the region's rows read from ``x``."""
         region = self.region

@@ -206,9 +206,10 @@ class ChildJob(Job):
         self._tmp = tempfile.TemporaryDirectory(prefix="stormcf-solver-")
         interrupt.track_path(self._tmp.name)
         source, self._target = Path(self._tmp.name) / "in.npz", Path(self._tmp.name) / "out.npz"
+        self._progress = Path(self._tmp.name) / "bound.txt"
         np.savez(source, **pack(f, time_limit - min(KILL_GRACE, 0.1 * time_limit), no_nlp))
         command = [sys.executable, str(Path(__file__).with_name("worker.py")), solver, str(source),
-                   str(self._target)]
+                   str(self._target), str(self._progress)]
         # the solver's log (with -v) goes to the inherited stdout, which the command line routes to stderr
         self._process = subprocess.Popen(command, stdout=None if solver_logs() else subprocess.DEVNULL,
                                          stderr=subprocess.PIPE, text=True, preexec_fn=interrupt.die_with_parent)
@@ -240,9 +241,13 @@ class ChildJob(Job):
             self.cancel()
             raise
         if stderr is None:
+            bound = self._last_bound()
             self.cancel()
             why = "at the user's request" if interrupt.requested() else "as it did not stop at its time limit"
-            return {"status": "timeout", "note": f"{self.solver} was stopped {why}"}
+            if bound is None:
+                return {"status": "timeout", "note": f"{self.solver} was stopped {why}"}
+            return {"status": "timeout", "bound": bound,
+                    "note": f"{self.solver} was stopped {why}; the bound {bound:.10g} it had proven is kept"}
         try:
             if self._process.returncode != 0 or not self._target.exists():
                 why = (stderr.strip().splitlines() or [f"exit code {self._process.returncode}"])[-1]
@@ -251,6 +256,13 @@ class ChildJob(Job):
                 return {k: (str(result[k]) if k == "status" else result[k]) for k in result.files}
         finally:
             self._cleanup()
+
+    def _last_bound(self) -> float | None:
+        """The last proven bound the child reported (HiGHS on MILPs: :func:`worker._report_bounds`), or None."""
+        try:
+            return float(self._progress.read_text())
+        except (OSError, ValueError):
+            return None
 
     def _wait(self) -> str | None:
         """The child's stderr once it ends; None when its time limit passes or the user asks to stop first."""

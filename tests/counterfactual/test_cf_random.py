@@ -142,3 +142,34 @@ def test_d0_milp_equals_brute_force_over_changed_sets(mdp):
         if best:
             break
     assert r.status == "optimal" and r.distance.d0 == best
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@given(random_mdps(max_states=5))
+def test_lp_rounding_meets_the_bound_and_is_no_smaller_than_brute_force(mdp):
+    """The d0 LP rounding heuristic (greedy.rounded_d0, from the d0 MILP's LP relaxation): its switched set meets
+    the bound by the independent oracle, and no set is smaller than the brute-force optimum."""
+    from stormcf.counterfactual.analysis import preanalyse
+    from stormcf.counterfactual.greedy import rounded_d0
+    from stormcf.counterfactual.programs import d0_program
+    from stormcf.counterfactual.robust import changes
+    from stormcf.solvers import backend
+    from bound_oracles import brute_force_d0
+
+    model, sigma, value, pmin, gamma = instance(mdp)
+    nontrivial(value, pmin, gamma)
+    enc = preanalyse(CounterfactualProblem(sigma, f'P<={gamma} [F "goal"]')).encoding
+    program = d0_program(enc, gamma)
+    relaxed = backend("highs").solve(program.formulation.relaxation(), 30)
+    assert relaxed.status == "optimal"
+    rounded = rounded_d0(enc, program.switch_share(enc, relaxed.x), gamma)
+    # None: no answer (first-order gains all vanish where σ reaches the goal almost surely and only entering an end
+    # component helps; the d0 MILP covers those)
+    assume(rounded is not None)
+    probs = np.array(sigma.probabilities)
+    probs[enc.rows] = rounded.policy
+    assert oracle(mdp, model, Strategy(model, probs)) <= gamma + 1e-9
+    size = int((changes(enc, rounded.policy) > 0).sum())
+    best = brute_force_d0(model, sigma.probabilities, lambda p: oracle(mdp, model, Strategy(model, p)) <= gamma + 1e-9,
+                          max_size=size)
+    assert best is not None and relaxed.bound - 1e-6 <= best <= size

@@ -71,3 +71,52 @@ def test_gurobis_own_ctrl_c_handling_becomes_the_users_request():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-2:] == ["suboptimal", "True"]          # (Gurobi also says "Interrupt request")
+
+
+def test_highs_stopped_past_its_time_limit_keeps_the_bound_it_reported():
+    """HiGHS checks its time limit only between rounds of root cuts (25 s apart on the 10^5-state d0 MILP), so the
+    parent must sometimes stop it: the last bound the child reported (worker._report_bounds) is kept."""
+    from stormcf.solvers.backends import ChildJob
+
+    f = market_split()
+    job = ChildJob("highs", f, 60.0)
+    try:
+        while not job._progress.exists():
+            assert not job.done(), "HiGHS ended on a market split instance"
+            time.sleep(0.02)
+        job.started -= 3600.0                           # as if its time limit had passed long ago
+        out = job.result()
+    finally:
+        job.cancel()
+    assert out.status == "timeout" and out.x is None
+    assert out.bound is not None and 0.0 <= out.bound <= f.lhs.sum()       # x = 0 has the objective Σ target
+    assert "the bound" in out.note and "is kept" in out.note
+
+
+def test_highs_reports_bounds_between_the_relaxation_and_its_final_bound(tmp_path):
+    """The reported bounds of a d0 MILP (process model, 2,000 states) lie between its LP relaxation and the bound
+    HiGHS ends with: each is a proven lower bound."""
+    import importlib.util
+    from pathlib import Path
+
+    import stormcf
+    from stormcf.counterfactual import CounterfactualProblem
+    from stormcf.counterfactual.analysis import preanalyse
+    from stormcf.counterfactual.programs import d0_program
+    from stormcf.solvers import worker
+    from stormcf.solvers.backends import pack
+
+    pytest.importorskip("highspy")
+    script = Path(__file__).parents[2] / "scripts" / "process_mdp.py"
+    spec = importlib.util.spec_from_file_location("process_mdp", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model = module.process_mdp(2000, seed=3)
+    enc = preanalyse(CounterfactualProblem(stormcf.Strategy.random(model, 0), 'P<=0.4 [F "negative"]')).encoding
+    f = d0_program(enc, 0.4).formulation
+    relaxed = backend("highs").solve(f.relaxation(), 60)
+    progress = tmp_path / "bound.txt"
+    out = worker.solve("highs", pack(f, 60), progress=str(progress))
+    reported = float(progress.read_text())
+    assert out["status"] == "optimal"
+    assert relaxed.bound - 1e-6 <= reported <= out["bound"] + 1e-6 <= out["objective"] + 2e-6
