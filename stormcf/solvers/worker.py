@@ -8,6 +8,8 @@ kills the child when the command's deadline has passed and keeps the answers it 
 only numpy and the solver (not stormcf), so it starts quickly. Input and output are ``numpy.savez`` archives of
 the arrays of :func:`backends.pack`; the output holds ``status`` (``optimal``, ``infeasible`` or the solver's own
 word for a stop), ``x`` and ``objective`` when a solution was found, ``bound`` and ``seconds``.
+With the optional fourth argument, HiGHS writes every bound it proves on a MILP to that text file while it runs, so
+that a solve the parent has to stop still yields its bound.
 """
 from __future__ import annotations
 
