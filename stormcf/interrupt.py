@@ -64,6 +64,7 @@ def requested() -> bool:
 def clear() -> None:
     global _requested
     _requested = False
+    _raised.clear()
 
 
 # ================================================================================================ cleanup registry
@@ -190,13 +191,27 @@ _deferred: list[BaseException] = []
 _deferring = 0
 
 
+_raised: list[BaseException] = []
+
+
 def _raise(error: BaseException) -> None:
-    """Raise a signal's exception, or, inside :func:`deferred_signals`, keep it for the block's end."""
+    """Raise a signal's exception, or, inside :func:`deferred_signals`, keep it for the block's end. Each is recorded
+    for :func:`raise_lost_signal`."""
+    _raised.append(error)
     if _deferring:
         request()
         _deferred.append(error)
         return
     raise error
+
+
+def raise_lost_signal() -> None:
+    """Raise again the exception a signal handler raised during this command (:func:`command_signals`), for a
+    command that ended normally all the same: Python drops an exception raised while it runs an at-fork hook or a
+    finaliser (it prints "Exception ignored"), so a Ctrl-C that arrives while Storm's child is forked was lost and
+    the command went on to exit 0. Called where the command has ended without an exception."""
+    if _raised:
+        raise _raised[-1]
 
 
 @contextmanager

@@ -342,3 +342,27 @@ def test_second_ctrl_c_raises_keyboard_interrupt():
     with interrupt.command_signals(graceful=False), pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
+
+
+class _DropsSignals:
+    """Receives SIGINT in its finaliser, where Python drops the handler's exception ("Exception ignored"), as in an
+    at-fork hook while Storm's child is forked (CI saw `check` exit 0 after a Ctrl-C that way)."""
+
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10_000):                 # the handler runs here; its KeyboardInterrupt goes nowhere
+            pass
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_ctrl_c_python_dropped_still_ends_the_command_with_130(cli, monkeypatch, loan):
+    """A command that ends normally after its handler's KeyboardInterrupt was dropped exits 130 all the same."""
+    import stormcf.cli.info as info
+
+    def run(args):
+        _DropsSignals()                         # finalised at once (no reference kept)
+        return 0
+
+    monkeypatch.setattr(info, "run", run)
+    code, out, err = cli("info", stormcf.example_path("loan.prism"))
+    assert code == 130 and err.endswith("stormcf: interrupted\n")

@@ -123,6 +123,7 @@ def _run(args: argparse.Namespace) -> int:
         json_on_stdout = getattr(args, "json", None) == "-"
         with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else contextlib.nullcontext():
             code = int(args.run(args) or 0)
+        interrupt.raise_lost_signal()
         _flush_stdout()
         return code
     except BrokenPipeError:                       # the reader went away (stormcf ... | head): end quietly
