@@ -1,24 +1,15 @@
 """Certification: a status or bound is reported only when the chain of solves proves it (issue 10, "optimal claims
 that are false"): the certificate keeps every stage's valid bound, drops a solver's bound that beats a strategy Storm
 accepted, and derives the status from the gap alone."""
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 import stormcf
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
 from stormcf.counterfactual.certify import GAP, Candidate, Certificate
 
+from process_models import process_mdp
+
 BAD = 'P<=0.2 [F "rejected"]'
-SCRIPTS = Path(__file__).parent.parent.parent / "scripts"
-
-
-def process_mdp(n_states: int, seed: int):
-    spec = importlib.util.spec_from_file_location("process_mdp", SCRIPTS / "process_mdp.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.process_mdp(n_states, seed=seed)
 
 
 def candidate_of(result) -> Candidate:

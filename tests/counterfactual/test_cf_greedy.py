@@ -1,9 +1,6 @@
 """The d0 heuristics on process models (scripts/process_mdp.py): LP rounding gives switched sets Storm accepts,
 never below the d0 MILP's proven optimum and close to it (on the 10^5-state model it finds 3,267 where the greedy
 heuristic stops at 3,309; the optimum is 3,261)."""
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -15,15 +12,9 @@ from stormcf.counterfactual.programs import d0_program
 from stormcf.counterfactual.robust import changes
 from stormcf.solvers import backend
 
-SCRIPTS = Path(__file__).parent.parent.parent / "scripts"
+from process_models import process_mdp
+
 BOUND = 'P<=0.4 [F "negative"]'
-
-
-def process_mdp(n_states: int, seed: int):
-    spec = importlib.util.spec_from_file_location("process_mdp", SCRIPTS / "process_mdp.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.process_mdp(n_states, seed=seed)
 
 
 @pytest.mark.parametrize("n_states, seed", [(4000, 1), (4000, 2), (2000, 3)])

@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 import stormcf
 from stormcf import Strategy, check_strategy
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
+from stormcf.counterfactual.analysis import preanalyse
+from stormcf.counterfactual.greedy import rounded_d0
+from stormcf.counterfactual.programs import d0_program
+from stormcf.counterfactual.robust import changes
+from stormcf.solvers import backend
 
+from bound_oracles import brute_force_d0
 from random_models import random_mdps
 
 
@@ -149,13 +155,6 @@ def test_d0_milp_equals_brute_force_over_changed_sets(mdp):
 def test_lp_rounding_meets_the_bound_and_is_no_smaller_than_brute_force(mdp):
     """The d0 LP rounding heuristic (greedy.rounded_d0, from the d0 MILP's LP relaxation): its switched set meets
     the bound by the independent oracle, and no set is smaller than the brute-force optimum."""
-    from stormcf.counterfactual.analysis import preanalyse
-    from stormcf.counterfactual.greedy import rounded_d0
-    from stormcf.counterfactual.programs import d0_program
-    from stormcf.counterfactual.robust import changes
-    from stormcf.solvers import backend
-    from bound_oracles import brute_force_d0
-
     model, sigma, value, pmin, gamma = instance(mdp)
     nontrivial(value, pmin, gamma)
     enc = preanalyse(CounterfactualProblem(sigma, f'P<={gamma} [F "goal"]')).encoding

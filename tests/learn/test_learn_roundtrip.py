@@ -1,8 +1,6 @@
 """Round trips: logs sampled from known MDPs under known strategies, learned back; the learned model's values under
 the learned strategy converge to the true ones, and the learned strategy to the generating one."""
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,14 +8,7 @@ import pytest
 import stormcf
 from stormcf.learn import LearnProblem, learn_mdp, sample_log
 
-
-def process_mdp(n_states, seed):
-    """scripts/process_mdp.py's generator of process-mining-like MDPs, used as it is."""
-    path = Path(__file__).resolve().parents[2] / "scripts" / "process_mdp.py"
-    spec = importlib.util.spec_from_file_location("process_mdp", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.process_mdp(n_states, seed)
+from process_models import process_mdp
 
 
 def round_trip(model, sigma, cases, seed, true_prop, learned_prop):

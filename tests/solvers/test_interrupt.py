@@ -96,9 +96,6 @@ def test_highs_stopped_past_its_time_limit_keeps_the_bound_it_reported():
 def test_highs_reports_bounds_between_the_relaxation_and_its_final_bound(tmp_path):
     """The reported bounds of a d0 MILP (process model, 2,000 states) lie between its LP relaxation and the bound
     HiGHS ends with: each is a proven lower bound."""
-    import importlib.util
-    from pathlib import Path
-
     import stormcf
     from stormcf.counterfactual import CounterfactualProblem
     from stormcf.counterfactual.analysis import preanalyse
@@ -106,12 +103,10 @@ def test_highs_reports_bounds_between_the_relaxation_and_its_final_bound(tmp_pat
     from stormcf.solvers import worker
     from stormcf.solvers.backends import pack
 
+    from process_models import process_mdp
+
     pytest.importorskip("highspy")
-    script = Path(__file__).parents[2] / "scripts" / "process_mdp.py"
-    spec = importlib.util.spec_from_file_location("process_mdp", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    model = module.process_mdp(2000, seed=3)
+    model = process_mdp(2000, seed=3)
     enc = preanalyse(CounterfactualProblem(stormcf.Strategy.random(model, 0), 'P<=0.4 [F "negative"]')).encoding
     f = d0_program(enc, 0.4).formulation
     relaxed = backend("highs").solve(f.relaxation(), 60)
