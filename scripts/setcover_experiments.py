@@ -99,7 +99,7 @@ def measure_labelling(seed: int) -> dict:
                                             [list(a) for a in labels.actions], labels.unique]).encode())
         out[method] = {"wall": clock.wall, "cpu": clock.cpu, "phases": labels.timings, "states": labels.states,
                        "choices": labels.choices, "digest": digest.hexdigest()[:16], "sizes": shares(labels.actions),
-                       "tied": sum(u is False for u in labels.unique)}
+                       "tied": sum(u is not None and not u for u in labels.unique)}
     return out
 
 

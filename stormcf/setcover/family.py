@@ -102,7 +102,7 @@ def _read_sets(instance: SetCoverInstance, X: np.ndarray, group: str | None, tra
             continue
         actions[k] = canonical_set(problem, float(values[k]), np.flatnonzero(first[k]))
         if instance.binary:
-            unique[k] = len(actions[k]) == first[k].sum() and bool(np.isin(np.flatnonzero(zero), actions[k]).all())
+            unique[k] = bool(len(actions[k]) == first[k].sum() and np.isin(np.flatnonzero(zero), actions[k]).all())
     for k in np.flatnonzero(~np.isfinite(values)):
         unique[k] = True
     return values, actions, unique

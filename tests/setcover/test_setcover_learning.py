@@ -65,6 +65,24 @@ def test_family_labels_with_integer_costs_detect_ties():
         assert family.values[k] == pytest.approx(truth.value, rel=1e-9)
 
 
+def test_labels_drop_exactly_the_agents_brute_force_finds_tied():
+    """With integer costs many optima are tied (here about a quarter of the agents); ``label`` counts and drops
+    exactly those brute force finds tied, and keeps the others with brute force's canonical set."""
+    from stormcf.setcover.data import label
+    inst = paper_instance(8, actions=16, costs="int1", seed=2)
+    X = agent_pool(inst, 300, 0.5, seed=3)
+    truth = [run_engine(SetCoverProblem(inst, x), "bruteforce") for x in X]
+    tied = [s.unique is False for s in truth]
+    assert 0.05 * len(X) < sum(tied) < len(X)
+    family = label_agents(inst, X, "storm")
+    assert all(type(u) is bool for u in family.unique)
+    data = label(inst, X, max_size=len(inst.effects))
+    assert data.info["tied"] == sum(tied) and data.info["kept"] == len(X) - sum(tied) == len(data)
+    assert data.actions == [s.actions for s, t in zip(truth, tied) if not t]
+    kept = label(inst, X, max_size=len(inst.effects), drop_ties=False)
+    assert kept.info["tied"] == sum(tied) and len(kept) == len(X)
+
+
 def test_labelled_data_round_trip_and_filters(small, tmp_path):
     small.save(tmp_path / "d.npz")
     back = LabelledAgents.load(tmp_path / "d.npz")
