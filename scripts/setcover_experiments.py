@@ -274,6 +274,8 @@ def settings_for(kind: str, args: argparse.Namespace):
     if args.epochs:
         changes["epochs"] = args.epochs
     changes.update({name: getattr(args, name) for name in ("dropout", "alpha") if getattr(args, name) is not None})
+    if args.ensemble and kind != "seq2seq":
+        changes["ensemble"] = args.ensemble
     return replace(settings, **changes)
 
 
@@ -306,16 +308,23 @@ def table2(args: argparse.Namespace) -> None:
             top = evaluate(gen, test_set, top_k=5) if kind in ("mc", "knn") else raw
             paper = PAPER_VARIANTS[kind].get(variant)
             info = gen.info
-            print(f"{kind:>9} {variant:>4} {raw['exact_match']:7.4f} {raw['ci95']:7.4f} "
+            name = f"{kind} x{len(info['members'])}" if "members" in info else kind
+            print(f"{name:>9} {variant:>4} {raw['exact_match']:7.4f} {raw['ci95']:7.4f} "
                   f"{paper if paper else '-':>6} {raw['valid_rate']:6.3f} {top['guaranteed_optimal_rate']:8.3f} "
                   f"{len(train_set):>6} {wall:8.1f} {cpu:8.1f} {info.get('epochs', '-'):>6} "
-                  f"{info.get('best_epoch', '-'):>5} {info['stopped']:>14}", flush=True)
+                  f"{best_epochs(info):>5} {info['stopped']:>14}", flush=True)
             curves[f"{kind} {variant}"] = {"exact_match": raw["exact_match"], "wall_minutes": wall,
                                            "cpu_minutes": cpu, "by_size": raw["exact_match_by_size"],
                                            "settings": info.get("settings"), "history": info.get("history", [])}
     print("optimal*: after the guarantees (mc/knn: the cheapest valid of the top 5; na/fa/seq2seq: validated and "
           "repaired)")
     _write_curves(curves, args)
+
+
+def best_epochs(info: dict) -> str:
+    """The best epoch, or an ensemble's best epochs joined by '/'."""
+    best = info.get("best_epoch", "-")
+    return "/".join(map(str, best)) if isinstance(best, list) else str(best)
 
 
 def _write_curves(curves: dict, args: argparse.Namespace) -> None:
@@ -449,6 +458,8 @@ def main() -> None:
                                                                  "generator's); topk: 2")
     parser.add_argument("--hidden", default=None, help="hidden widths (topk: 256,256; learning: the generator's)")
     parser.add_argument("--dropout", type=float, default=None, help="learning: dropout rate (default: the generator's)")
+    parser.add_argument("--ensemble", type=int, default=None,
+                        help="learning: networks averaged per generator (mc, na, fa; default 1, the paper's)")
     parser.add_argument("--alpha", type=float, default=None,
                         help="learning: na/fa/seq2seq loss, weight of the L1 term (default: the generator's)")
     parser.add_argument("--quick", action="store_true", help="a part on a tiny data set and network (seconds); "

@@ -61,6 +61,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=float, default=None,
                    help="na/fa/seq2seq loss: weight of the L1 term (default: na, fa 0.05; seq2seq 0.1)")
     p.add_argument("--decoder", type=positive_int, default=None, help="seq2seq: GRU state size (default 512)")
+    p.add_argument("--ensemble", type=positive_int, default=None, metavar="M",
+                   help="mc/na/fa: train M networks (seeds SEED .. SEED+M-1, the same validation split, an equal "
+                        "share of --time-limit each) and average their output probabilities; not the paper's "
+                        "(default 1)")
     p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")
     p.add_argument("--min-frequency", type=non_negative_int, default=0,
                    help="keep CFEs seen more than this (>10, >40 sets)")
@@ -143,6 +147,8 @@ def run_learn(args: argparse.Namespace) -> int:
     deadline = Deadline.current()
     kind = args.generator
     settings = training_settings(args) if kind in NETWORKS else None
+    if args.ensemble not in (None, 1) and kind not in ("mc", "na", "fa"):
+        raise OptionError(f"--ensemble {args.ensemble}: an ensemble is for mc, na and fa, not {kind}")
     data = LabelledAgents.load(args.data)
     if args.min_frequency:
         data = frequency_filter(data, args.min_frequency)
@@ -155,7 +161,8 @@ def run_learn(args: argparse.Namespace) -> int:
         layers = [data.instance.n_features, *settings.hidden, max(data.instance.n_actions, len(set(train_set.actions)))]
         weights = sum(a * b for a, b in zip(layers, layers[1:]))
         # the weights, their gradients and Adam's two moments, and the activations of a batch
-        require_memory(8.0 * (4 * weights + settings.batch_size * sum(layers)),
+        # and the trained networks of an ensemble (float32)
+        require_memory(8.0 * (4 * weights + settings.batch_size * sum(layers)) + 4.0 * weights * settings.ensemble,
                        f"a network of {weights:,} weights (--hidden)")
     # training stops at 95% of the time left, so that evaluating and saving the best epoch fit in the limit
     generator = train(kind, train_set, settings, k=args.k, deadline=deadline.sub(fraction=0.95))
@@ -166,21 +173,20 @@ def run_learn(args: argparse.Namespace) -> int:
     test_path = held_out_path(args.out)
     test_set.save(test_path)
     info = generator.info
-    trained = (f"{info['epochs']} epochs (best epoch {info['best_epoch']}, validation exact match "
-               f"{info['validation_exact_match']:.4f}; stopped: {info['stopped']})" if kind in NETWORKS
-               else f"k = {generator.k}")
+    trained = training_line(info) if kind in NETWORKS else f"k = {generator.k}"
     lines = [f"{args.out}: {kind} generator trained on {info['train_agents']} agents, {trained}, "
              f"{info['seconds']:.1f} s",
              f"exact match on the {len(test_set)} held-out agents: " +
              (f"{held_out['exact_match']:.4f} ± {held_out['ci95']:.4f}" if held_out else "-") +
              f" (they are in {test_path})"]
     notes = []
+    kept = (f"the generator is the best epoch so far ({info['best_epoch']})" if "members" not in info else
+            f"the generator averages the {len(info['members'])} of {settings.ensemble} networks trained so far "
+            f"(best epochs {', '.join(map(str, info['best_epoch']))})")
     if info.get("stopped") == "time limit":
-        notes.append(f"the time limit ({args.time_limit:g} s) ended training after {info['epochs']} epochs: the "
-                     f"generator is the best epoch so far ({info['best_epoch']})")
+        notes.append(f"the time limit ({args.time_limit:g} s) ended training after {info['epochs']} epochs: {kept}")
     elif info.get("stopped") == "interrupted":
-        notes.append(f"interrupted after {info['epochs']} epochs: the generator is the best epoch so far "
-                     f"({info['best_epoch']})")
+        notes.append(f"interrupted after {info['epochs']} epochs: {kept}")
     lines += [f"note: {note}" for note in notes]
     status = "interrupted" if info.get("stopped") == "interrupted" else "ok"
     emit(Summary("setcover-learn", {**info, "generator": kind, "test": test_path}, lines, notes=tuple(notes),
@@ -188,12 +194,22 @@ def run_learn(args: argparse.Namespace) -> int:
     return 0
 
 
+def training_line(info: dict) -> str:
+    """How a network generator was trained, for the summary: its epochs, best epoch(s), validation score, stop."""
+    if "members" not in info:
+        return (f"{info['epochs']} epochs (best epoch {info['best_epoch']}, validation exact match "
+                f"{info['validation_exact_match']:.4f}; stopped: {info['stopped']})")
+    return (f"an ensemble of {len(info['members'])} networks, {info['epochs']} epochs (best epochs "
+            f"{', '.join(map(str, info['best_epoch']))}; validation exact match of the ensemble "
+            f"{info['validation_exact_match']:.4f}; stopped: {info['stopped']})")
+
+
 def training_settings(args: argparse.Namespace):
     """The generator's defaults with the options given (a :class:`~stormcf.setcover.learn.TrainingSettings`)."""
     from ..setcover.learn import DEFAULT_SETTINGS, GeneratorError
     chosen = {"epochs": args.epochs, "patience": args.patience, "batch_size": args.batch_size,
               "learning_rate": args.learning_rate, "dropout": args.dropout, "l2": args.l2, "p_w": args.p_w,
-              "alpha": args.alpha, "decoder": args.decoder, "seed": args.seed}
+              "alpha": args.alpha, "decoder": args.decoder, "seed": args.seed, "ensemble": args.ensemble}
     if args.hidden is not None:
         chosen["hidden"] = args.hidden
     settings = replace(DEFAULT_SETTINGS[args.generator], **{k: v for k, v in chosen.items() if v is not None})

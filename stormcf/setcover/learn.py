@@ -12,6 +12,9 @@ Generators map an agent x ∈ {0,1}^n to a CFE without solving anything; they se
 - ``knn``: the paper's baseline, majority vote of the k nearest training agents in Hamming distance
   ``d_H(x, y) = Σ_j [x_j ≠ y_j]`` (ties: smaller total distance of the voters, then the smaller class id).
 
+``mc``, ``na`` and ``fa`` can also be an ensemble (not in the paper): several networks trained with different
+seeds whose output probabilities are averaged (:class:`Ensemble`).
+
 The full-action generators predict effect vectors: their exact match is the paper's (the predicted effect vectors
 equal the CFE's); where the catalogue is known, the decoded vectors are snapped to the nearest catalogue actions
 (Hamming) for the guarantees.
@@ -86,6 +89,9 @@ class TrainingSettings:
         validation: share of the training agents held out for early stopping.
         seed: seeds initialisation, shuffling, dropout and the validation split.
         threads: CPU threads of PyTorch (fixed: results are deterministic for a given number of threads).
+        ensemble: (mc, na, fa) networks trained one after the other with the seeds ``seed``, ``seed + 1``, ... on
+            the same validation split, their output probabilities averaged (:class:`Ensemble`; not the paper's,
+            which trains one network).
     """
 
     hidden: tuple[int, ...] = (2000, 2000)
@@ -101,11 +107,12 @@ class TrainingSettings:
     validation: float = 0.1
     seed: int = 0
     threads: int = 2
+    ensemble: int = 1
 
     def check(self) -> None:
         """Raise :class:`GeneratorError` naming the first setting out of range."""
         positive = {"epochs": self.epochs, "batch_size": self.batch_size, "patience": self.patience,
-                    "decoder": self.decoder, "threads": self.threads}
+                    "decoder": self.decoder, "threads": self.threads, "ensemble": self.ensemble}
         for name, value in positive.items():
             if not (isinstance(value, int) and value >= 1):
                 raise GeneratorError(f"{name} must be a positive integer, got {value!r}")
@@ -167,9 +174,49 @@ class Network:
             return np.tanh(z)
         return _sigmoid(z)
 
+    @property
+    def members(self) -> tuple["Network", ...]:
+        return (self,)
+
     def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
         out = {f"{prefix}w{k}": w for k, w in enumerate(self.weights)}
         out.update({f"{prefix}b{k}": b for k, b in enumerate(self.biases)})
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class Ensemble:
+    """Networks of one shape (``TrainingSettings.ensemble``; not the paper's) whose output probabilities are
+    averaged, ``Î = (1/M) Σ_j Î_j`` (mc: the softmax; na, fa: each sigmoid), with the logits of that average
+    (mc: ``log Î``, argmax unchanged; na, fa: ``log Î − log(1 − Î)``, positive iff ``Î > 1/2``), so that every
+    decoding of a single network applies unchanged. Member j's arrays are saved with the prefix ``m{j}_`` (the
+    first one's without, as a single network's)."""
+
+    members: tuple[Network, ...]
+
+    @property
+    def output(self) -> str:
+        return self.members[0].output
+
+    @property
+    def weights(self) -> tuple[np.ndarray, ...]:
+        return self.members[0].weights
+
+    def scores(self, X: np.ndarray) -> np.ndarray:
+        total = self.members[0].scores(X)
+        for member in self.members[1:]:
+            total += member.scores(X)
+        return total / len(self.members)
+
+    def logits(self, X: np.ndarray) -> np.ndarray:
+        p = self.scores(X)
+        with np.errstate(divide="ignore"):
+            return np.log(p) if self.output == "softmax" else np.log(p) - np.log1p(-p)
+
+    def arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for j, member in enumerate(self.members):
+            out.update(member.arrays(prefix + (f"m{j}_" if j else "")))
         return out
 
 
@@ -255,7 +302,8 @@ class Generator:
         kind: the formulation.
         n_features, n_actions: sizes of the instance it was trained on.
         classes: (mc, knn) the training CFEs, class k = ``classes[k]``.
-        network: (mc, na, fa) the MLP; (seq2seq) the encoder, whose tanh outputs are the decoder's first state.
+        network: (mc, na, fa) the MLP or an :class:`Ensemble` of them; (seq2seq) the encoder, whose tanh outputs
+            are the decoder's first state.
         decoder: (seq2seq) the GRU decoder.
         train_X, train_y: (knn) the training agents and their class ids.
         k: (knn) neighbours.
@@ -266,7 +314,7 @@ class Generator:
     n_features: int
     n_actions: int
     classes: list[tuple[int, ...]] = field(default_factory=list)
-    network: Network | None = None
+    network: Network | Ensemble | None = None
     decoder: Decoder | None = None
     train_X: np.ndarray | None = None
     train_y: np.ndarray | None = None
@@ -363,7 +411,8 @@ class Generator:
         arrays: dict[str, Any] = {}
         if self.network is not None:
             arrays.update(self.network.arrays())
-            meta.update(layers=len(self.network.weights), output=self.network.output)
+            meta.update(layers=len(self.network.weights), output=self.network.output,
+                        members=len(self.network.members))
         if self.decoder is not None:
             arrays.update(self.decoder.arrays())
         if self.kind == "knn":
@@ -422,7 +471,14 @@ class _GeneratorFile:
         if kind == "seq2seq":
             gen.decoder = self.decoder(n)
             outputs["seq2seq"] = gen.decoder.w_hh.shape[1]
-        gen.network = self.network(layers, n, outputs[kind], output)
+        members = meta.get("members", 1)                  # files before ensembles: one network
+        if isinstance(members, bool) or not isinstance(members, int) or members < 1:
+            raise self.fail("members", f"expected an integer >= 1, got {members!r}")
+        if kind == "seq2seq" and members > 1:
+            raise self.fail("members", f"a seq2seq generator has one network, the file says {members}")
+        networks = tuple(self.network(layers, n, outputs[kind], output, f"m{j}_" if j else "")
+                         for j in range(members))
+        gen.network = networks[0] if members == 1 else Ensemble(networks)
         return gen
 
     def meta(self) -> dict[str, Any]:
@@ -547,6 +603,8 @@ def train(kind: str, data: LabelledAgents, settings: TrainingSettings | None = N
         return gen
     settings = settings or DEFAULT_SETTINGS[kind]
     settings.check()
+    if kind == "seq2seq" and settings.ensemble > 1:
+        raise GeneratorError(f"an ensemble ({settings.ensemble} networks) is for mc, na and fa, not seq2seq")
     try:
         from . import training
     except ImportError as err:

@@ -28,19 +28,20 @@ import contextlib
 import math
 import sys
 import time
+from dataclasses import replace
 from typing import Iterator
 
 import numpy as np
 import torch
 from torch import nn
 
-from .. import console
+from .. import console, interrupt
 from ..console import progress
 from ..deadline import Deadline
 from ..interrupt import Interrupted
 from ..errors import TimeLimitReached
 from .data import LabelledAgents
-from .learn import FA_SLOTS, Decoder, Generator, GeneratorError, Network, TrainingSettings, fa_targets
+from .learn import FA_SLOTS, Decoder, Ensemble, Generator, GeneratorError, Network, TrainingSettings, fa_targets
 
 
 class DenseNet(nn.Module):
@@ -230,10 +231,57 @@ def deterministic(settings: TrainingSettings) -> Iterator[torch.Generator]:
 def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: Deadline,
         watch: LabelledAgents | None = None) -> Generator:
     """Train a network generator (see the module docstring); ``info`` records the epochs, the best epoch, why
-    training stopped (``early stopping``, ``epochs``, ``time limit``, ``interrupted``) and the learning curve."""
+    training stopped (``early stopping``, ``epochs``, ``time limit``, ``interrupted``) and the learning curve.
+
+    An ensemble (``settings.ensemble`` = M > 1) trains its networks one after the other on the same validation
+    split, network j with the seed ``seed + j`` and an equal share of the time left (``1 / (M − j)`` of it); a
+    time limit or a Ctrl-C keeps the networks finished so far and the current one's best epoch. ``info["members"]``
+    has each network's facts; ``info["validation_exact_match"]`` is the ensemble's."""
     start = time.perf_counter()
     train_rows, val_rows = validation_split(len(data), settings)
     validation = data.subset(val_rows)
+    if settings.ensemble == 1:
+        return _fit_network(kind, data, settings, deadline, watch, train_rows, validation)
+    members: list[Generator] = []
+    for j in range(settings.ensemble):
+        member = replace(settings, seed=settings.seed + j, ensemble=1)
+        try:
+            members.append(_fit_network(kind, data, member, deadline.sub(fraction=1 / (settings.ensemble - j)),
+                                        watch, train_rows, validation, f" ({j + 1}/{settings.ensemble})"))
+        except (TimeLimitReached, Interrupted):
+            if not members:
+                raise
+            break
+        if deadline.expired:
+            break
+    return _ensemble(members, data, settings, validation, time.perf_counter() - start)
+
+
+def _ensemble(members: list[Generator], data: LabelledAgents, settings: TrainingSettings,
+              validation: LabelledAgents, seconds: float) -> Generator:
+    """The generator averaging ``members``; why it stopped: the first time limit or interrupt among them, one if
+    fewer networks than asked were trained, else the last network's reason."""
+    gen = members[0]
+    gen.network = Ensemble(tuple(m.network for m in members)) if len(members) > 1 else gen.network
+    reasons = [m.info["stopped"] for m in members]
+    cut = "interrupted" if interrupt.requested() else "time limit"
+    stopped = next((r for r in reasons if r in ("interrupted", "time limit")),
+                   cut if len(members) < settings.ensemble else reasons[-1])
+    facts = [{key: m.info[key] for key in ("epochs", "best_epoch", "validation_exact_match", "stopped", "seconds")}
+             for m in members]
+    gen.info.update(epochs=sum(f["epochs"] for f in facts), best_epoch=[f["best_epoch"] for f in facts],
+                    validation_exact_match=float(gen.exact_matches(validation.X, validation.actions,
+                                                                   data.instance).mean()),
+                    stopped=stopped, seconds=seconds, members=facts, settings=_settings_dict(settings),
+                    history=[dict(point, member=j) for j, m in enumerate(members) for point in m.info["history"]])
+    return gen
+
+
+def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: Deadline,
+                 watch: LabelledAgents | None, train_rows: np.ndarray, validation: LabelledAgents,
+                 label: str = "") -> Generator:
+    """One network, early-stopped on ``validation`` (see :func:`fit`)."""
+    start = time.perf_counter()
     with deterministic(settings) as rng:
         task = Task(kind, data, settings)
         X = torch.from_numpy(data.X.astype(np.float32))
@@ -242,7 +290,7 @@ def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: D
         schedule = OneCycle(optimiser, settings.learning_rate, settings.epochs * len(batches), deadline)
         train_rows = torch.from_numpy(train_rows)
         best, best_epoch, best_score, history, stopped, warm_end = None, 0, -1.0, [], "epochs", 0
-        with progress(total=settings.epochs, desc=f"training {kind}", unit="epoch") as bar:
+        with progress(total=settings.epochs, desc=f"training {kind}{label}", unit="epoch") as bar:
             for epoch in range(1, settings.epochs + 1):
                 task.model.train()
                 order = train_rows[torch.randperm(len(train_rows), generator=rng)]
@@ -273,7 +321,7 @@ def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: D
                     best, best_epoch, best_score = gen, epoch, score
                 bar.update(1)
                 bar.set_postfix(loss=f"{point['loss']:.4f}", validation=f"{score:.4f}")
-                _say(kind, point, settings.epochs, best_epoch)
+                _say(kind + label, point, settings.epochs, best_epoch)
                 if schedule.last < OneCycle.WARM:
                     warm_end = epoch
                 elif epoch - max(best_epoch, warm_end) >= settings.patience:
@@ -286,7 +334,7 @@ def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: D
                                f"finished; nothing was saved")
     best.info.update(epochs=len(history), best_epoch=best_epoch, validation_exact_match=best_score,
                      stopped=stopped, seconds=time.perf_counter() - start, train_agents=len(train_rows),
-                     validation_agents=len(val_rows), classes=len(task.classes) or None,
+                     validation_agents=len(validation), classes=len(task.classes) or None,
                      settings=_settings_dict(settings), torch=torch.__version__, history=history)
     return best
 

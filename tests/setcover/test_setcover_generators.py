@@ -145,6 +145,79 @@ def test_mc_learns_the_map_better_than_the_hamming_baseline():
     assert top3["guaranteed_optimal_rate"] >= top1["guaranteed_optimal_rate"] >= top1["exact_match"]
 
 
+@pytest.mark.parametrize("kind", ["mc", "na", "fa"])
+def test_an_ensemble_averages_the_networks_of_consecutive_seeds(kind, tiny, tmp_path):
+    """M networks on one validation split (the first is the single network of the same seed, the others differ):
+    the ensemble's probabilities are their mean, its decoding that of the mean (na/fa: σ > 1/2), and the file
+    round-trips."""
+    train_set, test_set = tiny
+    ensemble = train(kind, train_set, replace(TINY, ensemble=3, seed=4))
+    single = train(kind, train_set, replace(TINY, seed=4))
+    members = ensemble.network.members
+    assert len(members) == 3 and len(ensemble.info["members"]) == 3
+    assert all(np.array_equal(a, b) for a, b in zip(members[0].weights, single.network.weights))
+    assert not np.array_equal(members[1].weights[0], members[2].weights[0])
+    mean = sum(member.scores(test_set.X) for member in members) / 3
+    assert np.allclose(ensemble.network.scores(test_set.X), mean, atol=1e-6)
+    inst = test_set.instance
+    if kind == "mc":
+        expected = [[ensemble.classes[c]] for c in mean.argmax(axis=1)]
+        assert ensemble.predict(test_set.X, inst) == expected
+    elif kind == "na":
+        decided = np.abs(mean - 0.5).min(axis=1) > 1e-5          # rows with no output at the threshold
+        chosen = [tuple(np.flatnonzero(row > 0.5)) or (int(row.argmax()),) for row in mean]
+        got = ensemble.predict(test_set.X, inst)
+        assert all(g == [c] for g, c, d in zip(got, chosen, decided) if d) and decided.mean() > 0.9
+    else:
+        bits = (mean > 0.5).reshape(len(mean), -1, inst.n_features)
+        got = ensemble.effect_vectors(test_set.X)
+        assert all(np.array_equal(g, b[b.any(axis=1)]) for g, b in zip(got, bits))
+    assert ensemble.info["epochs"] == sum(m["epochs"] for m in ensemble.info["members"])
+    assert ensemble.info["validation_exact_match"] == pytest.approx(
+        ensemble.exact_matches(*held_out_validation(train_set, replace(TINY, seed=4)), inst).mean())
+    ensemble.save(tmp_path / "e.npz")
+    back = Generator.load(tmp_path / "e.npz")
+    assert len(back.network.members) == 3 and back.predict(test_set.X, inst) == ensemble.predict(test_set.X, inst)
+
+
+def held_out_validation(data, settings):
+    from stormcf.setcover.training import validation_split
+    _, rows = validation_split(len(data), settings)
+    part = data.subset(rows)
+    return part.X, part.actions
+
+
+def test_an_ensemble_shares_the_time_limit_and_keeps_the_networks_trained(tiny):
+    """Each network gets an equal share of the time left. Clock readings (see the test below): the deadline, the
+    share, the schedule's two, then two per batch; a budget of 6 P + 5 readings (P batches per epoch) ends the
+    first network's share 3 P readings into it, half-way through its second epoch, and the second network's share
+    likewise: two networks of one epoch each, both cut by the time limit. A Ctrl-C in the second network's first
+    epoch keeps the first network alone."""
+    train_set, _ = tiny
+    settings = replace(TINY, epochs=4, patience=4, batch_size=16, ensemble=2)
+    per_epoch = batches_per_epoch(train_set, settings)
+    assert per_epoch >= 6                       # slack for the readings between and around the two networks
+    gen = train("mc", train_set, settings, deadline=Deadline(6 * per_epoch + 5, clock=CallClock()))
+    assert [(m["epochs"], m["stopped"]) for m in gen.info["members"]] == [(1, "time limit")] * 2
+    assert gen.info["stopped"] == "time limit" and len(gen.network.members) == 2
+
+    class Interrupting(CallClock):
+        def __call__(self):
+            now = super().__call__()
+            if now >= 4 * per_epoch + 8:        # unlimited: one reading per batch, 4 P batches in network 1
+                interrupt.request()
+            return now
+
+    try:
+        gen = train("mc", train_set, settings, deadline=Deadline(None, clock=Interrupting()))
+    finally:
+        interrupt.clear()
+    assert [(m["epochs"], m["stopped"]) for m in gen.info["members"]] == [(4, "epochs")]
+    assert gen.info["stopped"] == "interrupted" and gen.network.members == (gen.network,)
+    with pytest.raises(GeneratorError, match="not seq2seq"):
+        train("seq2seq", train_set, settings)
+
+
 def test_time_limit_keeps_the_best_epoch(tiny):
     """A deadline that expires in the third epoch: two epochs done, the best of them kept, ``stopped`` says why.
     The clock is read once when the deadline is made, twice by the schedule when training starts, then twice per
@@ -201,6 +274,21 @@ def test_cli_time_limit_before_the_first_epoch_writes_nothing(tiny, tmp_path, cl
     assert err.count("stormcf: training mc: epoch") == 2             # -v without a terminal: one line per epoch
 
 
+def test_cli_ensemble(tiny, tmp_path, cli):
+    train_set, _ = tiny
+    train_set.save(tmp_path / "d.npz")
+    code, out, err = cli("setcover-learn", tmp_path / "d.npz", "--out", tmp_path / "g.npz", "--hidden", "8",
+                         "--epochs", "2", "--batch-size", "64", "--ensemble", "2", "--json", "-", "-v")
+    facts = json.loads(out)["facts"]
+    assert code == 0 and facts["epochs"] == 4 and len(facts["members"]) == 2 and facts["settings"]["ensemble"] == 2
+    assert "training mc (2/2): epoch 2/2" in err
+    assert len(Generator.load(tmp_path / "g.npz").network.members) == 2
+    code, out, err = cli("setcover-learn", tmp_path / "d.npz", "--out", tmp_path / "s.npz", "--generator",
+                         "seq2seq", "--ensemble", "2")
+    assert code == 2 and "--ensemble 2" in err and "seq2seq" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "s.npz").exists()
+
+
 # ==================================================================================================== bad files
 @pytest.fixture(scope="module")
 def saved(tiny, tmp_path_factory):
@@ -237,6 +325,7 @@ def meta_with(arrays, **changes):
     ("missing weights", "w1"), ("wrong shape", "w0"), ("NaN weights", "b0"), ("class out of range", "classes"),
     ("unknown kind", "kind"), ("integer weights", "w0"), ("meta not JSON", "meta"), ("missing meta", "meta"),
     ("pickled object array", "meta"), ("k = 0", "k"), ("knn labels out of range", "train_y"),
+    ("members = 0", "members"), ("a member missing", "m1_w0"),
 ])
 def test_bad_generator_files_are_refused_naming_the_field(case, field, saved, tmp_path):
     path, mc = saved["mc"]
@@ -256,6 +345,8 @@ def test_bad_generator_files_are_refused_naming_the_field(case, field, saved, tm
         "pickled object array": lambda: rewrite(mc, bad, meta=np.array([{"kind": "mc"}], dtype=object)),
         "k = 0": lambda: rewrite(knn, bad, meta=meta_with(knn, k=0)),
         "knn labels out of range": lambda: rewrite(knn, bad, train_y=knn["train_y"] + 10_000),
+        "members = 0": lambda: rewrite(mc, bad, meta=meta_with(mc, members=0)),
+        "a member missing": lambda: rewrite(mc, bad, meta=meta_with(mc, members=2)),
     }
     make[case]()
     with pytest.raises(GeneratorError) as err:
