@@ -62,9 +62,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="na/fa/seq2seq loss: weight of the L1 term (default: na, fa 0.05; seq2seq 0.1)")
     p.add_argument("--decoder", type=positive_int, default=None, help="seq2seq: GRU state size (default 512)")
     p.add_argument("--ensemble", type=positive_int, default=None, metavar="M",
-                   help="mc/na/fa: train M networks (seeds SEED .. SEED+M-1, the same validation split, an equal "
-                        "share of --time-limit each) and average their output probabilities; not the paper's "
-                        "(default 1)")
+                   help="mc/na/fa: train the networks of the seeds SEED .. SEED+M-1 (each with its own validation "
+                        "split and an equal share of --time-limit) and average their output probabilities; not "
+                        "the paper's (default 1)")
     p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")
     p.add_argument("--min-frequency", type=non_negative_int, default=0,
                    help="keep CFEs seen more than this (>10, >40 sets)")
@@ -180,13 +180,11 @@ def run_learn(args: argparse.Namespace) -> int:
              (f"{held_out['exact_match']:.4f} ± {held_out['ci95']:.4f}" if held_out else "-") +
              f" (they are in {test_path})"]
     notes = []
-    kept = (f"the generator is the best epoch so far ({info['best_epoch']})" if "members" not in info else
-            f"the generator averages the {len(info['members'])} of {settings.ensemble} networks trained so far "
-            f"(best epochs {', '.join(map(str, info['best_epoch']))})")
     if info.get("stopped") == "time limit":
-        notes.append(f"the time limit ({args.time_limit:g} s) ended training after {info['epochs']} epochs: {kept}")
+        notes.append(f"the time limit ({args.time_limit:g} s) ended training after {info['epochs']} epochs: "
+                     f"{kept_networks(info, settings)}")
     elif info.get("stopped") == "interrupted":
-        notes.append(f"interrupted after {info['epochs']} epochs: {kept}")
+        notes.append(f"interrupted after {info['epochs']} epochs: {kept_networks(info, settings)}")
     lines += [f"note: {note}" for note in notes]
     status = "interrupted" if info.get("stopped") == "interrupted" else "ok"
     emit(Summary("setcover-learn", {**info, "generator": kind, "test": test_path}, lines, notes=tuple(notes),
@@ -194,14 +192,23 @@ def run_learn(args: argparse.Namespace) -> int:
     return 0
 
 
+def kept_networks(info: dict, settings) -> str:
+    """What a network generator stopped early keeps: its best epoch, or an ensemble's networks trained so far."""
+    if "members" not in info:
+        return f"the generator is the best epoch so far ({info['best_epoch']})"
+    return (f"the generator averages the {len(info['members'])} of {settings.ensemble} networks trained so far "
+            f"(best epochs {', '.join(map(str, info['best_epoch']))})")
+
+
 def training_line(info: dict) -> str:
     """How a network generator was trained, for the summary: its epochs, best epoch(s), validation score, stop."""
     if "members" not in info:
         return (f"{info['epochs']} epochs (best epoch {info['best_epoch']}, validation exact match "
                 f"{info['validation_exact_match']:.4f}; stopped: {info['stopped']})")
+    scores = ", ".join(f"{m['validation_exact_match']:.4f}" for m in info["members"])
     return (f"an ensemble of {len(info['members'])} networks, {info['epochs']} epochs (best epochs "
-            f"{', '.join(map(str, info['best_epoch']))}; validation exact match of the ensemble "
-            f"{info['validation_exact_match']:.4f}; stopped: {info['stopped']})")
+            f"{', '.join(map(str, info['best_epoch']))}; validation exact match of each on its own split "
+            f"{scores}; stopped: {info['stopped']})")
 
 
 def training_settings(args: argparse.Namespace):

@@ -89,9 +89,9 @@ class TrainingSettings:
         validation: share of the training agents held out for early stopping.
         seed: seeds initialisation, shuffling, dropout and the validation split.
         threads: CPU threads of PyTorch (fixed: results are deterministic for a given number of threads).
-        ensemble: (mc, na, fa) networks trained one after the other with the seeds ``seed``, ``seed + 1``, ... on
-            the same validation split, their output probabilities averaged (:class:`Ensemble`; not the paper's,
-            which trains one network).
+        ensemble: (mc, na, fa) the single networks of the seeds ``seed``, ``seed + 1``, ... (each with its own
+            validation split), trained one after the other, their output probabilities averaged
+            (:class:`Ensemble`; not the paper's, which trains one network).
     """
 
     hidden: tuple[int, ...] = (2000, 2000)

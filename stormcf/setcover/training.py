@@ -233,32 +233,30 @@ def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: D
     """Train a network generator (see the module docstring); ``info`` records the epochs, the best epoch, why
     training stopped (``early stopping``, ``epochs``, ``time limit``, ``interrupted``) and the learning curve.
 
-    An ensemble (``settings.ensemble`` = M > 1) trains its networks one after the other on the same validation
-    split, network j with the seed ``seed + j`` and an equal share of the time left (``1 / (M − j)`` of it); a
-    time limit or a Ctrl-C keeps the networks finished so far and the current one's best epoch. ``info["members"]``
-    has each network's facts; ``info["validation_exact_match"]`` is the ensemble's."""
-    start = time.perf_counter()
-    train_rows, val_rows = validation_split(len(data), settings)
-    validation = data.subset(val_rows)
+    An ensemble (``settings.ensemble`` = M > 1) trains its networks one after the other: network j is the single
+    network of the seed ``seed + j`` (its own validation split: together they learn from every training agent),
+    trained with an equal share of the time left (``1 / (M − j)`` of it). A time limit or a Ctrl-C keeps the
+    networks finished so far and the current one's best epoch. ``info["members"]`` has each network's facts, with
+    its validation exact match; the ensemble has no held-out validation agents of its own (None)."""
     if settings.ensemble == 1:
-        return _fit_network(kind, data, settings, deadline, watch, train_rows, validation)
+        return _fit_network(kind, data, settings, deadline, watch)
+    start = time.perf_counter()
     members: list[Generator] = []
     for j in range(settings.ensemble):
         member = replace(settings, seed=settings.seed + j, ensemble=1)
         try:
             members.append(_fit_network(kind, data, member, deadline.sub(fraction=1 / (settings.ensemble - j)),
-                                        watch, train_rows, validation, f" ({j + 1}/{settings.ensemble})"))
+                                        watch, f" ({j + 1}/{settings.ensemble})"))
         except (TimeLimitReached, Interrupted):
             if not members:
                 raise
             break
         if deadline.expired:
             break
-    return _ensemble(members, data, settings, validation, time.perf_counter() - start)
+    return _ensemble(members, settings, time.perf_counter() - start)
 
 
-def _ensemble(members: list[Generator], data: LabelledAgents, settings: TrainingSettings,
-              validation: LabelledAgents, seconds: float) -> Generator:
+def _ensemble(members: list[Generator], settings: TrainingSettings, seconds: float) -> Generator:
     """The generator averaging ``members``; why it stopped: the first time limit or interrupt among them, one if
     fewer networks than asked were trained, else the last network's reason."""
     gen = members[0]
@@ -270,18 +268,18 @@ def _ensemble(members: list[Generator], data: LabelledAgents, settings: Training
     facts = [{key: m.info[key] for key in ("epochs", "best_epoch", "validation_exact_match", "stopped", "seconds")}
              for m in members]
     gen.info.update(epochs=sum(f["epochs"] for f in facts), best_epoch=[f["best_epoch"] for f in facts],
-                    validation_exact_match=float(gen.exact_matches(validation.X, validation.actions,
-                                                                   data.instance).mean()),
-                    stopped=stopped, seconds=seconds, members=facts, settings=_settings_dict(settings),
+                    validation_exact_match=None, stopped=stopped, seconds=seconds, members=facts,
+                    settings=_settings_dict(settings),
                     history=[dict(point, member=j) for j, m in enumerate(members) for point in m.info["history"]])
     return gen
 
 
 def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: Deadline,
-                 watch: LabelledAgents | None, train_rows: np.ndarray, validation: LabelledAgents,
-                 label: str = "") -> Generator:
-    """One network, early-stopped on ``validation`` (see :func:`fit`)."""
+                 watch: LabelledAgents | None, label: str = "") -> Generator:
+    """One network (see :func:`fit`)."""
     start = time.perf_counter()
+    train_rows, val_rows = validation_split(len(data), settings)
+    validation = data.subset(val_rows)
     with deterministic(settings) as rng:
         task = Task(kind, data, settings)
         X = torch.from_numpy(data.X.astype(np.float32))
@@ -334,7 +332,7 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
                                f"finished; nothing was saved")
     best.info.update(epochs=len(history), best_epoch=best_epoch, validation_exact_match=best_score,
                      stopped=stopped, seconds=time.perf_counter() - start, train_agents=len(train_rows),
-                     validation_agents=len(validation), classes=len(task.classes) or None,
+                     validation_agents=len(val_rows), classes=len(task.classes) or None,
                      settings=_settings_dict(settings), torch=torch.__version__, history=history)
     return best
 
