@@ -35,7 +35,7 @@ import numpy as np
 from stormcf.setcover import METHODS, SetCoverProblem, run_engine
 from stormcf.setcover.data import agent_pool, generate, paper_instance, split
 from stormcf.setcover.family import label_agents
-from stormcf.setcover.learn import TrainingSettings, evaluate, exact_match, train
+from stormcf.setcover.learn import ENSEMBLE_KINDS, TrainingSettings, best_epochs, evaluate, exact_match, train
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER_SIZES = {20: (33.3, 63.1, 3.6), 50: (1.3, 97.8, 0.9), 100: (0.0, 45.6, 54.4)}
@@ -99,7 +99,7 @@ def measure_labelling(seed: int) -> dict:
                                             [list(a) for a in labels.actions], labels.unique]).encode())
         out[method] = {"wall": clock.wall, "cpu": clock.cpu, "phases": labels.timings, "states": labels.states,
                        "choices": labels.choices, "digest": digest.hexdigest()[:16], "sizes": shares(labels.actions),
-                       "tied": sum(u is not None and not u for u in labels.unique)}
+                       "tied": int(labels.tied.sum())}
     return out
 
 
@@ -274,7 +274,7 @@ def settings_for(kind: str, args: argparse.Namespace):
     if args.epochs:
         changes["epochs"] = args.epochs
     changes.update({name: getattr(args, name) for name in ("dropout", "alpha") if getattr(args, name) is not None})
-    if args.ensemble and kind != "seq2seq":
+    if args.ensemble and kind in ENSEMBLE_KINDS:
         changes["ensemble"] = args.ensemble
     return replace(settings, **changes)
 
@@ -312,19 +312,13 @@ def table2(args: argparse.Namespace) -> None:
             print(f"{name:>9} {variant:>4} {raw['exact_match']:7.4f} {raw['ci95']:7.4f} "
                   f"{paper if paper else '-':>6} {raw['valid_rate']:6.3f} {top['guaranteed_optimal_rate']:8.3f} "
                   f"{len(train_set):>6} {wall:8.1f} {cpu:8.1f} {info.get('epochs', '-'):>6} "
-                  f"{best_epochs(info):>5} {info['stopped']:>14}", flush=True)
+                  f"{best_epochs(info, '/') if 'best_epoch' in info else '-':>5} {info['stopped']:>14}", flush=True)
             curves[f"{kind} {variant}"] = {"exact_match": raw["exact_match"], "wall_minutes": wall,
                                            "cpu_minutes": cpu, "by_size": raw["exact_match_by_size"],
                                            "settings": info.get("settings"), "history": info.get("history", [])}
     print("optimal*: after the guarantees (mc/knn: the cheapest valid of the top 5; na/fa/seq2seq: validated and "
           "repaired)")
     _write_curves(curves, args)
-
-
-def best_epochs(info: dict) -> str:
-    """The best epoch, or an ensemble's best epochs joined by '/'."""
-    best = info.get("best_epoch", "-")
-    return "/".join(map(str, best)) if isinstance(best, list) else str(best)
 
 
 def _write_curves(curves: dict, args: argparse.Namespace) -> None:

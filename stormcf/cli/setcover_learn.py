@@ -143,12 +143,12 @@ def run_learn(args: argparse.Namespace) -> int:
     from ..limits import require_memory
     from ..report import Summary
     from ..setcover.data import LabelledAgents, frequency_filter, split
-    from ..setcover.learn import NETWORKS, augment, exact_match, train
+    from ..setcover.learn import ENSEMBLE_KINDS, NETWORKS, augment, exact_match, train
     deadline = Deadline.current()
     kind = args.generator
     settings = training_settings(args) if kind in NETWORKS else None
-    if args.ensemble not in (None, 1) and kind not in ("mc", "na", "fa"):
-        raise OptionError(f"--ensemble {args.ensemble}: an ensemble is for mc, na and fa, not {kind}")
+    if args.ensemble not in (None, 1) and kind not in ENSEMBLE_KINDS:
+        raise OptionError(f"--ensemble {args.ensemble}: an ensemble is for {', '.join(ENSEMBLE_KINDS)}, not {kind}")
     data = LabelledAgents.load(args.data)
     if args.min_frequency:
         data = frequency_filter(data, args.min_frequency)
@@ -194,20 +194,22 @@ def run_learn(args: argparse.Namespace) -> int:
 
 def kept_networks(info: dict, settings) -> str:
     """What a network generator stopped early keeps: its best epoch, or an ensemble's networks trained so far."""
+    from ..setcover.learn import best_epochs
     if "members" not in info:
-        return f"the generator is the best epoch so far ({info['best_epoch']})"
+        return f"the generator is the best epoch so far ({best_epochs(info)})"
     return (f"the generator averages the {len(info['members'])} of {settings.ensemble} networks trained so far "
-            f"(best epochs {', '.join(map(str, info['best_epoch']))})")
+            f"(best epochs {best_epochs(info)})")
 
 
 def training_line(info: dict) -> str:
     """How a network generator was trained, for the summary: its epochs, best epoch(s), validation score, stop."""
+    from ..setcover.learn import best_epochs
     if "members" not in info:
         return (f"{info['epochs']} epochs (best epoch {info['best_epoch']}, validation exact match "
                 f"{info['validation_exact_match']:.4f}; stopped: {info['stopped']})")
     scores = ", ".join(f"{m['validation_exact_match']:.4f}" for m in info["members"])
     return (f"an ensemble of {len(info['members'])} networks, {info['epochs']} epochs (best epochs "
-            f"{', '.join(map(str, info['best_epoch']))}; validation exact match of each on its own split "
+            f"{best_epochs(info)}; validation exact match of each on its own split "
             f"{scores}; stopped: {info['stopped']})")
 
 

@@ -274,7 +274,7 @@ def label(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", max_
     labels = label_agents(instance, X, method, group)
     sizes = np.array([len(a) for a in labels.actions])
     feasible = np.isfinite(labels.values)
-    tied = np.array([u is not None and not u for u in labels.unique], dtype=bool)
+    tied = labels.tied
     keep = feasible & (sizes >= 1) & (sizes <= max_size) & ~(tied & drop_ties)
     info = {"method": method, "agents": int(len(X)), "infeasible": int((~feasible).sum()),
             "tied": int(tied.sum()), "too_large": int((feasible & (sizes > max_size)).sum()),

@@ -44,6 +44,11 @@ class FamilyLabels:
     choices: int = 0
     timings: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def tied(self) -> np.ndarray:
+        """Whether each agent's optimum is known to be tied (another optimal set exists), as a mask."""
+        return np.array([u is not None and not u for u in self.unique], dtype=bool)
+
 
 def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", group: str | None = None
                  ) -> FamilyLabels:

@@ -53,6 +53,8 @@ from .problem import TIE_TOLERANCE, SetCoverInstance, SetCoverProblem
 GENERATORS = ("mc", "na", "fa", "seq2seq", "knn")
 #: generators that are neural networks (training them needs PyTorch)
 NETWORKS = ("mc", "na", "fa", "seq2seq")
+#: the network generators that can be an :class:`Ensemble`
+ENSEMBLE_KINDS = ("mc", "na", "fa")
 #: generators that predict effect vectors (the full-action setting)
 FULL_ACTION = ("fa", "seq2seq")
 #: the paper's k of the Hamming baseline for n = 20 / 50 / 100
@@ -197,10 +199,6 @@ class Ensemble:
     @property
     def output(self) -> str:
         return self.members[0].output
-
-    @property
-    def weights(self) -> tuple[np.ndarray, ...]:
-        return self.members[0].weights
 
     def scores(self, X: np.ndarray) -> np.ndarray:
         total = self.members[0].scores(X)
@@ -411,7 +409,7 @@ class Generator:
         arrays: dict[str, Any] = {}
         if self.network is not None:
             arrays.update(self.network.arrays())
-            meta.update(layers=len(self.network.weights), output=self.network.output,
+            meta.update(layers=len(self.network.members[0].weights), output=self.network.output,
                         members=len(self.network.members))
         if self.decoder is not None:
             arrays.update(self.decoder.arrays())
@@ -474,8 +472,8 @@ class _GeneratorFile:
         members = meta.get("members", 1)                  # files before ensembles: one network
         if isinstance(members, bool) or not isinstance(members, int) or members < 1:
             raise self.fail("members", f"expected an integer >= 1, got {members!r}")
-        if kind == "seq2seq" and members > 1:
-            raise self.fail("members", f"a seq2seq generator has one network, the file says {members}")
+        if kind not in ENSEMBLE_KINDS and members > 1:
+            raise self.fail("members", f"a {kind} generator has one network, the file says {members}")
         networks = tuple(self.network(layers, n, outputs[kind], output, f"m{j}_" if j else "")
                          for j in range(members))
         gen.network = networks[0] if members == 1 else Ensemble(networks)
@@ -574,6 +572,12 @@ class _GeneratorFile:
         return np.unpackbits(packed, axis=1)[:, :n].astype(np.int8), y.astype(np.int64)
 
 
+def best_epochs(info: dict, sep: str = ", ") -> str:
+    """A network generator's best epoch (``info["best_epoch"]``), or an ensemble's, one per network."""
+    best = info["best_epoch"]
+    return sep.join(map(str, best)) if isinstance(best, list) else str(best)
+
+
 # ==================================================================================================== training
 def train(kind: str, data: LabelledAgents, settings: TrainingSettings | None = None, k: int | None = None,
           deadline: Deadline | None = None, watch: LabelledAgents | None = None) -> Generator:
@@ -603,8 +607,9 @@ def train(kind: str, data: LabelledAgents, settings: TrainingSettings | None = N
         return gen
     settings = settings or DEFAULT_SETTINGS[kind]
     settings.check()
-    if kind == "seq2seq" and settings.ensemble > 1:
-        raise GeneratorError(f"an ensemble ({settings.ensemble} networks) is for mc, na and fa, not seq2seq")
+    if kind not in ENSEMBLE_KINDS and settings.ensemble > 1:
+        raise GeneratorError(f"an ensemble ({settings.ensemble} networks) is for {', '.join(ENSEMBLE_KINDS)}, not "
+                             f"{kind}")
     try:
         from . import training
     except ImportError as err:
