@@ -529,7 +529,7 @@ def setcover_parts(quick: bool) -> str:
     """The learning parts of setcover_experiments.py, each in a child process (its options are its own)."""
     script = SCRIPTS / "setcover_experiments.py"
     out = []
-    for part in ["table2"] if quick else ["labelling", "table2", "table4", "fig6"]:
+    for part in ["table5", "table2"] if quick else ["labelling", "table5", "table2", "table4", "fig6"]:
         argv = [sys.executable, str(script), part] + (["--quick"] if quick else [])
         done = subprocess.run(argv, capture_output=True, text=True, cwd=os.getcwd())
         status = "" if done.returncode == 0 else f" (exit {done.returncode}: {done.stderr.strip()[-500:]})"

@@ -6,6 +6,7 @@
     python scripts/setcover_experiments.py topk                         # MC / kNN top-k: full sort vs argpartition
     python scripts/setcover_experiments.py table2 [--generators mc,na] [--variants all,>40] [--plot C.png]
     python scripts/setcover_experiments.py table4                       # grouped data: exact match per group
+    python scripts/setcover_experiments.py table5 [--costs real,int1]   # the data sets' sizes and CFE sizes
     python scripts/setcover_experiments.py fig6 [--sizes 1000,10000]    # exact match against training-set size
 
 Every part has ``--quick`` (n = 10, A = 24, tiny networks, 3 epochs: seconds, for a smoke test). The learning
@@ -246,18 +247,49 @@ PAPER_VARIANTS = {"mc": {"all": 0.969, ">10": 0.984, ">40": 0.993}, "na": {"all"
                   "fa": {"all": 0.839, ">10": 0.892, ">40": 0.937}, "seq2seq": {}, "knn": {}}
 #: Table 4 (the generator is not named in the paper)
 PAPER_TABLE4 = {"manual": (0.881, 0.871, 0.875, 0.847, 0.886), "probabilistic": (0.880, 0.771, 0.802, 0.873, 0.931)}
+#: Table 5 (Appendix A): data set size, then the agents with a CFE of 1 / 2 / 3 actions (n = 20, A = 100)
+PAPER_TABLE5 = {"20-dimensional": (71_125, 23_687, 44_858, 2_576), "manual groups": (73_484, 13_480, 56_653, 3_351),
+                "probabilistic groups": (70_226, 44_661, 20_258, 5_307), "first10": (74_524, 61_794, 12_046, 39),
+                "first5": (74_594, 60_656, 6_005, 0), "last10": (74_401, 53_822, 19_952, 1),
+                "last5": (74_565, 66_068, 644, 0), "mid5": (74_594, 63_530, 3_010, 0)}
 #: Fig. 6 (panel labels swapped in the paper, notes §3.7): exact match per CFE size on n = 20 ">40"
 PAPER_FIG6 = {"mc": (0.994, 0.993, 0.997), "knn": (0.691, 0.529, 0.466)}
 QUICK = {"n": 10, "actions": 24, "draws": 3000}
 
 
-def paper_data(seed: int, quick: bool, grouping: str | None = None):
+def paper_data(seed: int, quick: bool, grouping: str | None = None, costs: str = "real", thresholds: str = "ones"):
     """The n = 20 data set of the README (``setcover-data d20.npz -n 20``), or a tiny one with ``--quick``."""
     from stormcf.setcover.data import generate_grouped
     size = QUICK if quick else {"n": 20, "actions": 100, "draws": 100_000}
+    options = {"draws": size["draws"], "costs": costs, "thresholds": thresholds, "seed": seed}
     if grouping:
-        return generate_grouped(grouping, size["n"], size["actions"], draws=size["draws"], seed=seed)
-    return generate(size["n"], size["actions"], draws=size["draws"], seed=seed)
+        return generate_grouped(grouping, size["n"], size["actions"], **options)
+    return generate(size["n"], size["actions"], **options)
+
+
+def table5(args: argparse.Namespace) -> None:
+    """Table 5: the n = 20 data sets (t = 1^n, the grouped ones, the sparse classifiers) for each reading of the
+    coordinate costs: the size as the paper counts it (every distinct agent drawn but the tied and infeasible ones:
+    its sparse rows include the agents the classifier already accepts, notes §3.2) and the CFE sizes."""
+    rows = [("20-dimensional", None, "ones"), ("manual groups", "manual", "ones"),
+            ("probabilistic groups", "probabilistic", "ones")]
+    rows += [(kind, None, kind) for kind in ("first10", "first5", "last10", "last5", "mid5")]
+    print(f"{'data set':>20} {'costs':>5} {'size':>7} {'1-action':>8} {'2-action':>8} {'3-action':>8} {'tied':>6} "
+          f"{'accepted':>8} {'>3':>4} {'s':>5}   paper: size, 1 / 2 / 3-action")
+    for costs in args.costs.split(","):
+        for name, grouping, thresholds in rows:
+            start = time.perf_counter()
+            data = paper_data(args.seed, args.quick, grouping, costs, thresholds)
+            info = data.info
+            accepted = info["distinct"] - info["agents"]
+            size = info["distinct"] - info["tied"] - info["infeasible"]
+            counts = np.bincount([len(a) for a in data.actions], minlength=4)
+            paper = PAPER_TABLE5[name]
+            print(f"{name:>20} {costs:>5} {size:7,} {counts[1]:8,} {counts[2]:8,} {counts[3]:8,} {info['tied']:6,} "
+                  f"{accepted:8,} {info['too_large']:4,} {time.perf_counter() - start:5.0f}   {paper[0]:,}, "
+                  f"{paper[1]:,} / {paper[2]:,} / {paper[3]:,}", flush=True)
+    print("size: distinct agents drawn minus the tied and the infeasible ones; accepted: agents the classifier "
+          "already accepts (no CFE needed); >3: agents whose CFE needs more than 3 actions (dropped)")
 
 
 def settings_for(kind: str, args: argparse.Namespace):
@@ -443,7 +475,8 @@ def pairs(text: str) -> dict[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", nargs="?", choices=("engines", "bnb", "labelling", "topk", "table2", "table4", "fig6",
+    parser.add_argument("part", nargs="?", choices=("engines", "bnb", "labelling", "topk", "table2", "table4", "table5",
+                                                    "fig6",
                                                     "all", "measure"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", metavar="REV", default=None,
@@ -462,6 +495,8 @@ def main() -> None:
     parser.add_argument("--generators", default=None,
                         help="which generators (table2: mc,na,fa,seq2seq,knn; table4: mc; fig6: mc,knn)")
     parser.add_argument("--variants", default="all", help="table2: data variants all,>10,>40")
+    parser.add_argument("--costs", default="real,int1", help="table5: readings of the coordinate costs (real, int0, "
+                        "int1)")
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per training run (best epoch kept)")
     parser.add_argument("--sizes", default=None, help="fig6: training-set sizes (default: 1/32, 1/8, 1/2, all)")
     parser.add_argument("--curves", default=None, help="table2: write the learning curves as JSON")
@@ -480,7 +515,7 @@ def main() -> None:
         bnb(args.seed, {12: 5})
         return
     if args.part is None:
-        parser.error("name a part (engines, bnb, labelling, topk, table2, table4, fig6, all) or give --quick")
+        parser.error("name a part (engines, bnb, labelling, topk, table2, table4, table5, fig6, all) or give --quick")
     hidden = tuple(int(h) for h in (args.hidden or "256,256").split(","))
     if args.part == "measure":
         measure(args)
@@ -497,6 +532,8 @@ def main() -> None:
         table2(args)
     if args.part in ("table4", "all"):
         table4(args)
+    if args.part in ("table5", "all"):
+        table5(args)
     if args.part in ("fig6", "all"):
         fig6(args)
 

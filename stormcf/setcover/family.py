@@ -56,6 +56,8 @@ def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm
 
     ``storm``/``dp``: one family MDP (one Storm call); any other exact engine: one call per agent."""
     X = instance.agents(X)
+    if group is not None and method in FAMILY_METHODS:
+        return _within_group(instance, X, method, group)
     if method not in FAMILY_METHODS:
         if method not in EXACT:
             raise SolverError(f"labelling needs an exact engine: {', '.join(EXACT)}; got '{method}'")
@@ -82,6 +84,15 @@ def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm
     values, actions, unique = _read_sets(instance, X, group, trans, model_values, trans.index(codes))
     timings["sets"] = time.perf_counter() - solved
     return FamilyLabels(values, actions, unique, method, trans.n_states, choices, timings)
+
+
+def _within_group(instance: SetCoverInstance, X: np.ndarray, method: str, group: str) -> FamilyLabels:
+    """A group's family: the MDP of the group's actions alone (its tables as wide as the group's catalogue, not
+    the whole one), its sets mapped back to catalogue indices (ascending order kept, so the canonical sets too)."""
+    keep = np.flatnonzero(instance.available(group))
+    labels = label_agents(instance.with_actions(keep), X, method)
+    labels.actions = [tuple(int(keep[i]) for i in a) for a in labels.actions]
+    return labels
 
 
 def _read_sets(instance: SetCoverInstance, X: np.ndarray, group: str | None, trans: Transitions,

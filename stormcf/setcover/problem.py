@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Mapping, Sequence
 
@@ -225,6 +225,16 @@ class SetCoverInstance:
         Without preconditions the optimal policy of the stochastic instance repeats each action of a cheapest set
         under these costs until it succeeds, so the set engines solve it exactly with them."""
         return _frozen(self.costs / self.success if self.success is not None else self.costs.copy())
+
+    def with_actions(self, keep: np.ndarray) -> "SetCoverInstance":
+        """The same classifier with the catalogue cut down to the actions ``keep`` (ascending indices), no groups."""
+        keep = np.asarray(keep, dtype=np.int64)
+
+        def cut(rows: np.ndarray | None) -> np.ndarray | None:
+            return None if rows is None else _frozen(rows[keep])
+
+        return replace(self, action_names=tuple(self.action_names[i] for i in keep), effects=cut(self.effects),
+                       costs=cut(self.costs), requires=cut(self.requires), success=cut(self.success), groups=None)
 
     def action_index(self, name: str) -> int:
         try:

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 from setcover_cases import instances
 
 from stormcf.setcover import SetCoverProblem, run_engine
-from stormcf.setcover.data import (agent_pool, expected_pool_size, frequency_filter, generate, paper_instance,
-                                   sparse_thresholds, split, LabelledAgents)
+from stormcf.setcover.data import (agent_pool, distinct_agents, expected_pool_size, frequency_filter, generate,
+                                   generate_grouped, group_names, paper_instance, sparse_thresholds, split,
+                                   LabelledAgents)
 from stormcf.setcover.family import label_agents
 from stormcf.setcover.learn import Generator, augment, evaluate, guarantee, top_classes, train
 
@@ -34,6 +35,29 @@ def test_pool_size_matches_the_expected_number_of_distinct_agents():
 def test_sparse_classifiers_of_the_paper():
     assert np.flatnonzero(sparse_thresholds(20, "mid5")).tolist() == [7, 8, 9, 10, 11]
     assert np.flatnonzero(sparse_thresholds(20, "last10")).tolist() == list(range(10, 20))
+
+
+def test_sparse_classifier_data_count_the_agents_it_already_accepts():
+    """Table 5 counts, for the sparse classifiers, every distinct agent drawn (notes §3.2): the data set records
+    how many were drawn, and the agents it labels are exactly those the classifier rejects."""
+    data = generate(n=10, actions=24, draws=3000, thresholds="first5", seed=5)
+    drawn = distinct_agents(10, 3000, 0.68, seed=6)
+    accepted = int(np.all(drawn[:, :5] == 1, axis=1).sum())
+    assert data.info["distinct"] == len(drawn) and data.info["agents"] == len(drawn) - accepted
+    assert 0 < accepted <= 2 ** 5 and not np.all(data.X[:, :5] == 1, axis=1).any()
+
+
+def test_probabilistic_groups_label_at_the_papers_size():
+    """Table 4's probabilistic groups (5 catalogues of 100 actions: 500 in the instance) at the paper's 100,000
+    draws: each group's family MDP holds only its own actions, so its tables fit (500 columns wide they passed the
+    state limit); sampled agents' sets equal branch and bound's over their group's actions."""
+    data = generate_grouped("probabilistic", 20, 100, draws=100_000, seed=0)
+    inst, names = data.instance, group_names(data.instance)
+    assert inst.n_actions == 500 and len(data) == data.info["kept"] > 74_000
+    for k in np.random.default_rng(0).choice(len(data), 30, replace=False):
+        group = names[data.groups[k]]
+        assert data.actions[k] == run_engine(SetCoverProblem(inst, data.X[k], group), "bnb").actions
+        assert inst.available(group)[list(data.actions[k])].all()
 
 
 def test_paper_cost_model_lower_bound(small):
