@@ -111,8 +111,13 @@ def distinct_agents(n: int, draws: int = 100_000, p_f: float = 0.68, seed: int =
 
 def agent_pool(instance: SetCoverInstance, draws: int = 100_000, p_f: float = 0.68, seed: int = 0) -> np.ndarray:
     """The negative agents among :func:`distinct_agents` (those the classifier rejects)."""
+    return _drawn_pool(instance, draws, p_f, seed)[0]
+
+
+def _drawn_pool(instance: SetCoverInstance, draws: int, p_f: float, seed: int) -> tuple[np.ndarray, int]:
+    """:func:`agent_pool` and the number of distinct agents drawn (Table 5 counts its sizes from it)."""
     X = distinct_agents(instance.n_features, draws, p_f, seed)
-    return X[~instance.is_positive(X)]
+    return X[~instance.is_positive(X)], len(X)
 
 
 def expected_pool_size(n: int, draws: int, p_f: float) -> float:
@@ -331,8 +336,7 @@ def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.
     # the instance's effects (actions x n) and the pool's draws (draws x n), a few float64 copies of each
     require_memory(4 * 8 * n * (actions + draws), f"{draws} agents of {n} features and {actions} actions")
     instance = paper_instance(n, actions, p_a, costs, thresholds, seed)
-    drawn = distinct_agents(n, draws, p_f, seed + 1)
-    X = drawn[~instance.is_positive(drawn)]
+    X, distinct = _drawn_pool(instance, draws, p_f, seed + 1)
     if len(X) == 0:
         raise OptionError(f"none of the {draws} agents drawn with p_f={p_f:g} is negative: nothing to label")
     data = label(instance, X, method, max_size)
@@ -341,7 +345,7 @@ def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.
         raise OptionError(f"no agent keeps a label: of {info['agents']} negative agents, {info['infeasible']} have no "
                           f"CFE (effect probability p_a={p_a:g}), {info['tied']} have tied optima and "
                           f"{info['too_large']} need more than {max_size} actions")
-    data.info.update({"n": n, "actions": actions, "p_f": p_f, "p_a": p_a, "draws": draws, "distinct": len(drawn),
+    data.info.update({"n": n, "actions": actions, "p_f": p_f, "p_a": p_a, "draws": draws, "distinct": distinct,
                       "costs": costs, "thresholds": thresholds, "seed": seed})
     return data
 
@@ -353,8 +357,7 @@ def generate_grouped(grouping: str, n: int = 20, actions: int = 100, p_f: float 
     uniformly, labelled with its group's actions; ``info["per_group"]`` has each group's counts."""
     require_memory(4 * 8 * n * (len(GROUP_P_A) * actions + draws), f"{draws} agents of {n} features")
     instance = grouped_instance(n, grouping, actions, costs, thresholds, seed)
-    drawn = distinct_agents(n, draws, p_f, seed + 1)
-    X = drawn[~instance.is_positive(drawn)]
+    X, distinct = _drawn_pool(instance, draws, p_f, seed + 1)
     assigned = np.random.default_rng(seed + 2).integers(0, len(GROUP_P_A), len(X))
     parts = [label(instance, X[assigned == g], method, max_size, group=name)
              for g, name in enumerate(group_names(instance))]
@@ -365,7 +368,7 @@ def generate_grouped(grouping: str, n: int = 20, actions: int = 100, p_f: float 
                 timings={phase: sum(p.info["timings"].get(phase, 0.0) for p in parts)
                          for phase in parts[0].info["timings"]},
                 n=n, actions=actions, p_f=p_f, p_a=list(GROUP_P_A) if grouping == "probabilistic" else 0.5,
-                draws=draws, distinct=len(drawn), costs=costs, thresholds=thresholds, seed=seed, groups=grouping)
+                draws=draws, distinct=distinct, costs=costs, thresholds=thresholds, seed=seed, groups=grouping)
     return LabelledAgents(instance, np.vstack([p.X for p in parts]), [a for p in parts for a in p.actions],
                           np.concatenate([p.cost for p in parts]), info,
                           np.concatenate([np.full(len(p), g) for g, p in enumerate(parts)]))
