@@ -292,7 +292,9 @@ def table5(args: argparse.Namespace) -> None:
           "already accepts (no CFE needed); >3: agents whose CFE needs more than 3 actions (dropped)")
 
 
-def settings_for(kind: str, args: argparse.Namespace):
+def settings_for(kind: str, args: argparse.Namespace, stretch: float = 1.0):
+    """The training settings of ``args`` for ``kind`` (None for knn). ``stretch`` multiplies the epochs and the
+    patience (a smaller training set then gets as many gradient steps)."""
     from dataclasses import replace
     from stormcf.setcover.learn import DEFAULT_SETTINGS
     if kind == "knn":
@@ -308,18 +310,16 @@ def settings_for(kind: str, args: argparse.Namespace):
     changes.update({name: getattr(args, name) for name in ("dropout", "alpha") if getattr(args, name) is not None})
     if args.ensemble and kind in ENSEMBLE_KINDS:
         changes["ensemble"] = args.ensemble
+    if stretch != 1.0:
+        changes["epochs"] = math.ceil(changes.get("epochs", settings.epochs) * stretch)
+        changes["patience"] = math.ceil(changes.get("patience", settings.patience) * stretch)
     return replace(settings, **changes)
 
 
 def timed_training(kind: str, train_set, args: argparse.Namespace, watch=None, stretch: float = 1.0):
-    """Train with the settings of ``args``: the generator, wall and CPU minutes (CPU: all threads). ``stretch``
-    multiplies the epochs and the patience (a smaller training set then gets as many gradient steps)."""
-    from dataclasses import replace
+    """Train with ``settings_for(kind, args, stretch)``: the generator, wall and CPU minutes (CPU: all threads)."""
     from stormcf.deadline import Deadline
-    settings = settings_for(kind, args)
-    if settings is not None and stretch != 1.0:
-        settings = replace(settings, epochs=math.ceil(settings.epochs * stretch),
-                           patience=math.ceil(settings.patience * stretch))
+    settings = settings_for(kind, args, stretch)
     deadline = Deadline(args.time_limit)
     with Clock() as clock:
         gen = train(kind, train_set, settings, deadline=deadline, watch=watch)
