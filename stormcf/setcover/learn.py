@@ -631,50 +631,63 @@ def fa_targets(instance: SetCoverInstance, actions: list[tuple[int, ...]]) -> np
 
 
 # ==================================================================================================== augmentation
-def augment(data: LabelledAgents, target: int = 20, per_agent: int = 8, seed: int = 0) -> LabelledAgents:
-    """Algorithm 1 with a budget (notes §2.4): for every CFE I seen fewer than ``target`` times, derive up to
-    ``per_agent`` worse-off agents from each of its agents by lowering features I over-covers,
+def augment(data: LabelledAgents, target: int = 20, seed: int = 0) -> LabelledAgents:
+    """Algorithm 1 with a target (notes §2.4): every CFE I seen fewer than ``target`` times gets worse-off agents,
+    derived from its agents by lowering features I over-covers,
 
         ids = {j : x_j > 0 and x_j + Σ_{i∈I} e_ij > t_j},     aug = x − z,   0 <= z_j <= min(x_j, x*_j − t_j),
 
-    (in the 0/1 case: switching features of ids off). I stays valid for aug, and any CFE valid for aug is valid
-    for x >= aug, so a (unique) optimum of x stays the (unique) optimum of aug. New agents already in the data
-    are skipped. Apply it to training data only."""
+    (in the 0/1 case: switching features of ids off), until it is seen ``target`` times. Its agents take turns, one
+    random draw each per round, for at most ``AUGMENT_ROUNDS`` rounds per agent it lacks (a CFE whose agents have
+    few features to lower stays under the target). I stays valid for aug, and any CFE valid for aug is valid for
+    x >= aug, so a (unique) optimum of x stays the (unique) optimum of aug. New agents already in the data are
+    skipped. Apply it to training data only."""
     inst = data.instance
     rng = np.random.default_rng(seed)
-    keys = [",".join(map(str, a)) for a in data.actions]
-    counts: dict[str, int] = {}
-    for key in keys:
-        counts[key] = counts.get(key, 0) + 1
-    seen = {x.tobytes() for x in data.X.astype(np.int64)}
-    new_X, new_actions, new_cost, new_rows = [], [], [], []
-    for r in np.flatnonzero([counts[key] < target for key in keys]):
-        x, cfe = data.X[r].astype(np.int64), data.actions[r]
-        excess = np.minimum(x, np.maximum(inst.final_state(x, cfe) - inst.thresholds, 0))
-        ids = np.flatnonzero(excess > 0)
-        if ids.size == 0:
-            continue
-        for _ in range(per_agent):
-            if counts[keys[r]] >= target:
-                break
-            z = np.zeros_like(x)
-            pick = ids[rng.random(ids.size) < 0.5]
-            z[pick] = rng.integers(1, excess[pick] + 1)
-            aug = x - z
-            if not pick.size or aug.tobytes() in seen or not inst.is_valid(aug, cfe):
-                continue
-            seen.add(aug.tobytes())
-            counts[keys[r]] += 1
-            new_X.append(aug)
-            new_actions.append(cfe)
-            new_cost.append(data.cost[r])
-            new_rows.append(r)
+    X = data.X.astype(np.int64)
+    rows_of: dict[tuple[int, ...], list[int]] = {}
+    for r, cfe in enumerate(data.actions):
+        rows_of.setdefault(tuple(cfe), []).append(r)
+    seen = {x.tobytes() for x in X}
+    new_rows: list[int] = []
+    new_X: list[np.ndarray] = []
+    for cfe, rows in rows_of.items():
+        if len(rows) < target:
+            added = _worse_off_agents(inst, X[rows], cfe, target - len(rows), seen, rng)
+            new_X.extend(X[rows][i] - z for i, z in added)
+            new_rows.extend(rows[i] for i, _ in added)
     if not new_X:
         return data
     info = dict(data.info, augmented=len(new_X))
     groups = None if data.groups is None else np.concatenate([data.groups, data.groups[new_rows]])
-    return LabelledAgents(inst, np.vstack([data.X, np.array(new_X)]), data.actions + new_actions,
-                          np.concatenate([data.cost, new_cost]), info, groups)
+    actions = data.actions + [data.actions[r] for r in new_rows]
+    return LabelledAgents(inst, np.vstack([data.X, np.array(new_X)]), actions,
+                          np.concatenate([data.cost, data.cost[new_rows]]), info, groups)
+
+
+#: rounds of draws per agent a rare CFE lacks (draws repeat agents already in the data, or pick no feature)
+AUGMENT_ROUNDS = 4
+
+
+def _worse_off_agents(inst: SetCoverInstance, sources: np.ndarray, cfe: tuple[int, ...], wanted: int, seen: set[bytes],
+                      rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
+    """Up to ``wanted`` new worse-off agents of the CFE ``cfe`` from its agents ``sources``, as (source index, z)."""
+    final = sources + inst.effects[list(cfe)].sum(axis=0)
+    excess = np.minimum(sources, np.maximum(final - inst.thresholds, 0))
+    lowerable = excess > 0
+    added: list[tuple[int, np.ndarray]] = []
+    for _ in range(AUGMENT_ROUNDS * wanted if lowerable.any() else 0):
+        pick = lowerable & (rng.random(excess.shape) < 0.5)
+        z = np.where(pick, rng.integers(1, np.maximum(excess, 1) + 1), 0)
+        valid = pick.any(axis=1) & inst.is_positive(final - z)
+        for i in np.flatnonzero(valid):
+            key = (sources[i] - z[i]).tobytes()
+            if key not in seen:
+                seen.add(key)
+                added.append((int(i), z[i]))
+                if len(added) == wanted:
+                    return added
+    return added
 
 
 # ==================================================================================================== guarantees

@@ -130,11 +130,39 @@ def test_augmentation_preserves_the_unique_optimum(case, seed):
     if truth is None or not truth.feasible or not truth.unique:
         return
     data = LabelledAgents(inst, np.array([x]), [truth.actions], np.array([truth.value]))
-    more = augment(data, target=50, per_agent=20, seed=seed)
+    more = augment(data, target=50, seed=seed)
+    assert len(more) <= 50
     for aug in more.X[1:]:
         assert np.all(aug <= x)
         other = run_engine(SetCoverProblem(inst, aug), "bruteforce")
         assert other.actions == truth.actions and other.unique
+
+
+def test_augmentation_raises_rare_cfes_to_the_target(small):
+    """A CFE seen fewer than ``target`` times gets new agents until it is seen ``target`` times (never more), even
+    when one agent alone has it (here one agent whose CFE over-covers 6 features: 63 worse-off agents), unless its
+    agents have too few features to lower (a single agent over-covering k features has 2^k - 1). CFEs seen often
+    enough are untouched, and the new agents are distinct, new and labelled with the unique optimum."""
+    from collections import Counter
+    from stormcf.setcover import SetCoverInstance
+    effects = np.array([[1] * 8, [1, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 1, 0, 0, 0, 0]])
+    inst = SetCoverInstance.from_arrays([1] * 8, effects, [1.0, 5.0, 5.0])
+    X = np.array([[0, 0, 1, 1, 1, 1, 1, 1],      # CFE {a0}: over-covers the 6 features it has
+                  [1, 1, 0, 1, 1, 1, 1, 1],      # CFE {a0}: over-covers 7
+                  [0, 1, 1, 1, 1, 1, 1, 1]])     # CFE {a0}: over-covers 7
+    truth = [run_engine(SetCoverProblem(inst, x), "bruteforce") for x in X]
+    one = LabelledAgents(inst, X[:1], [truth[0].actions], np.array([truth[0].value]))
+    more = augment(one, target=20, seed=1)
+    assert len(more) == 20 and more.info["augmented"] == 19
+    assert len({x.tobytes() for x in more.X.astype(np.int64)}) == 20 and all(a == (0,) for a in more.actions)
+    for x in more.X[1:]:
+        assert np.all(x <= X[0]) and run_engine(SetCoverProblem(inst, x), "bruteforce").actions == (0,)
+    assert len(augment(one, target=200, seed=1)) == 64           # all 2^6 - 1 worse-off agents, then no more
+    both = LabelledAgents(inst, X, [t.actions for t in truth], np.array([t.value for t in truth]))
+    assert augment(both, target=3) is both                       # seen 3 times: untouched
+    train_set, _ = split(small, seed=0)
+    before, after = Counter(train_set.actions), Counter(augment(train_set, 20, seed=3).actions)
+    assert all(after[c] == before[c] if before[c] >= 20 else before[c] <= after[c] <= 20 for c in before)
 
 
 @given(instances(max_actions=7), st.lists(st.lists(st.integers(0, 6), max_size=4), max_size=3))
