@@ -5,6 +5,7 @@
     python scripts/setcover_experiments.py labelling [--baseline main]  # the paper's n = 20 data set (goal < 60 s)
     python scripts/setcover_experiments.py topk                         # MC / kNN top-k: full sort vs argpartition
     python scripts/setcover_experiments.py table2 [--generators mc,na] [--variants all,>40] [--plot C.png]
+    python scripts/setcover_experiments.py table3 [--targets 0,20,200]  # MC before and after augmentation
     python scripts/setcover_experiments.py table4                       # grouped data: exact match per group
     python scripts/setcover_experiments.py table5 [--costs real,int1]   # the data sets' sizes and CFE sizes
     python scripts/setcover_experiments.py fig6 [--sizes 1000,10000]    # exact match against training-set size
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +38,8 @@ import numpy as np
 from stormcf.setcover import METHODS, SetCoverProblem, run_engine
 from stormcf.setcover.data import agent_pool, generate, paper_instance, split
 from stormcf.setcover.family import label_agents
-from stormcf.setcover.learn import ENSEMBLE_KINDS, TrainingSettings, best_epochs, evaluate, exact_match, train
+from stormcf.setcover.learn import (ENSEMBLE_KINDS, TrainingSettings, augment, best_epochs, evaluate, exact_match,
+                                    train)
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER_SIZES = {20: (33.3, 63.1, 3.6), 50: (1.3, 97.8, 0.9), 100: (0.0, 45.6, 54.4)}
@@ -247,6 +250,8 @@ PAPER_VARIANTS = {"mc": {"all": 0.969, ">10": 0.984, ">40": 0.993}, "na": {"all"
                   "fa": {"all": 0.839, ">10": 0.892, ">40": 0.937}, "seq2seq": {}, "knn": {}}
 #: Table 4 (the generator is not named in the paper)
 PAPER_TABLE4 = {"manual": (0.881, 0.871, 0.875, 0.847, 0.886), "probabilistic": (0.880, 0.771, 0.802, 0.873, 0.931)}
+#: Table 3 (bottom, notes §3.4): MC on the n = 20 "all" data before augmentation, after AG1, after AG2
+PAPER_AUGMENTATION = {"B4A": 0.969, "AG1": 0.965, "AG2": 0.982}
 #: Table 5 (Appendix A): data set size, then the agents with a CFE of 1 / 2 / 3 actions (n = 20, A = 100)
 PAPER_TABLE5 = {"20-dimensional": (71_125, 23_687, 44_858, 2_576), "manual groups": (73_484, 13_480, 56_653, 3_351),
                 "probabilistic groups": (70_226, 44_661, 20_258, 5_307), "first10": (74_524, 61_794, 12_046, 39),
@@ -357,6 +362,29 @@ def table2(args: argparse.Namespace) -> None:
     print("optimal*: after the guarantees (mc/knn: the cheapest valid of the top 5; na/fa/seq2seq: validated and "
           "repaired)")
     _write_curves(curves, args)
+
+
+def table3(args: argparse.Namespace) -> None:
+    """Table 3 (bottom) at n = 20: MC on the "all" data before and after Algorithm 1 (``augment``: every CFE seen
+    fewer than TARGET times in the training split gets worse-off agents; the test agents are never augmented)."""
+    data = paper_data(args.seed, args.quick)
+    train_set, test_set = split(data, seed=args.seed)
+    print(f"MC on n = {data.instance.n_features} 'all', {len(test_set):,} test agents; paper (n = 20): before "
+          f"{PAPER_AUGMENTATION['B4A']}, AG1 {PAPER_AUGMENTATION['AG1']}, AG2 (after AG1: CFEs seen < 20 times) "
+          f"{PAPER_AUGMENTATION['AG2']}; CFEs seen < 20 times in the paper's training set: 813 before AG2, 638 after")
+    print(f"{'target':>6} {'train':>7} {'added':>6} {'< 20':>5} {'exact':>7} {'± 95%':>7} {'1 / 2 / 3 actions':>21} "
+          f"{'wall min':>8} {'CPU min':>8} {'best':>5}")
+    for target in (int(t) for t in args.targets.split(",")):
+        augmented = augment(train_set, target, seed=args.seed) if target else train_set
+        rare = sum(count < 20 for count in Counter(augmented.actions).values())
+        gen, wall, cpu = timed_training("mc", augmented, args)
+        raw = evaluate(gen, test_set, top_k=1)
+        by_size = " / ".join(f"{raw['exact_match_by_size'].get(k, float('nan')):.3f}" for k in (1, 2, 3))
+        print(f"{target:>6} {len(augmented):>7,} {len(augmented) - len(train_set):>6,} {rare:>5,} "
+              f"{raw['exact_match']:7.4f} {raw['ci95']:7.4f} {by_size:>21} {wall:8.1f} {cpu:8.1f} "
+              f"{best_epochs(gen.info, '/'):>5}", flush=True)
+    print("target: CFEs seen fewer times in the training split are augmented (0: none, the paper's B4A); train: "
+          "training agents after it (10% of them hold out for early stopping); < 20: CFEs seen fewer than 20 times")
 
 
 def _write_curves(curves: dict, args: argparse.Namespace) -> None:
@@ -482,8 +510,8 @@ def pairs(text: str) -> dict[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", nargs="?", choices=("engines", "bnb", "labelling", "topk", "table2", "table4", "table5",
-                                                    "fig6", "all", "measure"))
+    parser.add_argument("part", nargs="?", choices=("engines", "bnb", "labelling", "topk", "table2", "table3", "table4",
+                                                    "table5", "fig6", "all", "measure"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", metavar="REV", default=None,
                         help="engines, labelling: also measure the stormcf of this git revision (e.g. main)")
@@ -501,6 +529,7 @@ def main() -> None:
     parser.add_argument("--generators", default=None,
                         help="which generators (table2: mc,na,fa,seq2seq,knn; table4: mc; fig6: mc,knn)")
     parser.add_argument("--variants", default="all", help="table2: data variants all,>10,>40")
+    parser.add_argument("--targets", default="0,20,200", help="table3: augmentation targets (0: none)")
     parser.add_argument("--costs", default="real,int1", help="table5: readings of the coordinate costs (real, int0, "
                         "int1)")
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per training run (best epoch kept)")
@@ -521,7 +550,8 @@ def main() -> None:
         bnb(args.seed, {12: 5})
         return
     if args.part is None:
-        parser.error("name a part (engines, bnb, labelling, topk, table2, table4, table5, fig6, all) or give --quick")
+        parser.error("name a part (engines, bnb, labelling, topk, table2, table3, table4, table5, fig6, all) "
+                     "or give --quick")
     hidden = tuple(int(h) for h in (args.hidden or "256,256").split(","))
     if args.part == "measure":
         measure(args)
@@ -536,6 +566,8 @@ def main() -> None:
         topk(args.seed, args.epochs or 2, hidden)
     if args.part in ("table2", "all"):
         table2(args)
+    if args.part in ("table3", "all"):
+        table3(args)
     if args.part in ("table4", "all"):
         table4(args)
     if args.part in ("table5", "all"):

@@ -49,8 +49,8 @@ QUICK: dict[str, list[str]] = {
     "stormcf explain-path prism_models/sepsis.prism --paths prism_models/sepsis.paths.jsonl --reward r --k 2 "
     "--workers 2": ["--explanations", "20"],
     "stormcf setcover-data d20.npz -n 20 --instance-out i20.json": ["--draws", "3000"],
-    "stormcf setcover-learn d20.npz --generator mc --ensemble 3 --out mc.npz --time-limit 1500": ["--hidden", "16",
-                                                                                                  "--epochs", "2"],
+    "stormcf setcover-learn d20.npz --generator mc --augment 200 --out mc.npz --time-limit 1500": ["--hidden", "16",
+                                                                                                    "--epochs", "2"],
     "stormcf setcover-data g20.npz -n 20 --groups manual": ["--draws", "3000"],
 }
 

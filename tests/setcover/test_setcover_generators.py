@@ -416,17 +416,18 @@ def test_grouped_data_sets_of_table_4(tmp_path):
     assert inst.n_actions == 50 and sum(v["agents"] for v in sizes.values()) == data.info["agents"]
 
 
-@pytest.mark.parametrize("argv", [["table2", "--generators", "mc,seq2seq,knn"], ["table4", "--generators", "knn"],
-                                  ["fig6", "--generators", "knn"], ["table5", "--costs", "int1"]])
+@pytest.mark.parametrize("argv", [["table2", "--generators", "mc,seq2seq,knn"], ["table3", "--targets", "0,20"],
+                                  ["table4", "--generators", "knn"], ["fig6", "--generators", "knn"],
+                                  ["table5", "--costs", "int1"]])
 def test_experiment_scripts_quick(argv, tmp_path):
     """The learning parts of scripts/setcover_experiments.py in their --quick setting (seconds)."""
     script = Path(__file__).resolve().parents[2] / "scripts" / "setcover_experiments.py"
     done = subprocess.run([sys.executable, str(script), *argv, "--quick", "--plot", str(tmp_path / "p.png")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert {"table2": "knn  all", "table4": "probabilistic groups", "fig6": "per CFE size",
+    assert {"table2": "knn  all", "table3": "    20 ", "table4": "probabilistic groups", "fig6": "per CFE size",
             "table5": "mid5  int1"}[argv[0]] in done.stdout
-    assert argv[0] in ("table4", "table5") or (tmp_path / "p.png").stat().st_size > 0
+    assert argv[0] in ("table3", "table4", "table5") or (tmp_path / "p.png").stat().st_size > 0
 
 
 def test_cli_ctrl_c_saves_the_best_epoch_with_status_interrupted(tiny, tmp_path):
