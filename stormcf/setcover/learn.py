@@ -654,7 +654,7 @@ def augment(data: LabelledAgents, target: int = 20, seed: int = 0) -> LabelledAg
     for cfe, rows in rows_of.items():
         if len(rows) < target:
             added = _worse_off_agents(inst, X[rows], cfe, target - len(rows), seen, rng)
-            new_X.extend(X[rows][i] - z for i, z in added)
+            new_X.extend(agent for _, agent in added)
             new_rows.extend(rows[i] for i, _ in added)
     if not new_X:
         return data
@@ -671,8 +671,9 @@ AUGMENT_ROUNDS = 4
 
 def _worse_off_agents(inst: SetCoverInstance, sources: np.ndarray, cfe: tuple[int, ...], wanted: int, seen: set[bytes],
                       rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
-    """Up to ``wanted`` new worse-off agents of the CFE ``cfe`` from its agents ``sources``, as (source index, z)."""
-    final = sources + inst.effects[list(cfe)].sum(axis=0)
+    """Up to ``wanted`` new worse-off agents of the CFE ``cfe`` from its agents ``sources``, as (source index,
+    agent)."""
+    final = inst.final_state(sources, cfe)
     excess = np.minimum(sources, np.maximum(final - inst.thresholds, 0))
     lowerable = excess > 0
     added: list[tuple[int, np.ndarray]] = []
@@ -681,10 +682,10 @@ def _worse_off_agents(inst: SetCoverInstance, sources: np.ndarray, cfe: tuple[in
         z = np.where(pick, rng.integers(1, np.maximum(excess, 1) + 1), 0)
         valid = pick.any(axis=1) & inst.is_positive(final - z)
         for i in np.flatnonzero(valid):
-            key = (sources[i] - z[i]).tobytes()
-            if key not in seen:
-                seen.add(key)
-                added.append((int(i), z[i]))
+            agent = sources[i] - z[i]
+            if agent.tobytes() not in seen:
+                seen.add(agent.tobytes())
+                added.append((int(i), agent))
                 if len(added) == wanted:
                     return added
     return added
