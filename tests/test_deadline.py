@@ -65,7 +65,6 @@ def test_a_sub_budget_ends_when_its_predicate_says_so():
 def test_unlimited_and_invalid():
     d = Deadline()
     assert not d.limited and d.remaining() == math.inf and not d.expired and d.budget(at_most=3) == 3
-    assert Deadline.of(d) is d and Deadline.of(5).seconds == pytest.approx(5)
-    for bad in (0, -1, float("nan")):
+    for bad in (0, -1, float("nan"), 1e18, True, "5"):
         with pytest.raises(StormcfError, match="time limit must be a positive number"):
             Deadline(bad)

@@ -6,7 +6,7 @@ A batch has
   instance file, a recourse data set): a small picklable recipe whose ``load()`` builds the shared object;
 - **items** (:class:`Item`): one observed path, strategy, agent or instance each, as JSON data, with where it came
   from (``paths.jsonl:3``);
-- an **analysis** (:class:`~stormcf.analysis.Analysis` with its settings): ``analysis(shared, data, where, deadline)``
+- an **analysis** (:class:`~stormcf.analysis.Analysis` with its settings): ``analysis(shared, data, where, run)``
   returns the item's result (a :class:`~stormcf.report.Report`), and the cells of the summary table come from it.
 
 :func:`run_batch` yields one :class:`Outcome` per item, in input order: the item's JSON document (the command's
@@ -14,9 +14,9 @@ envelope of ``docs/json.md`` plus the key ``batch``), or, when the item fails, a
 key ``error`` saying why. A bad item never stops the batch; a bad source does (its error is raised, before or
 instead of any item).
 
-One deadline bounds the whole batch (``deadline``: the active one by default); each item may also have a budget of
-its own (``item_seconds``). An item that has not started when the deadline passes gets status ``timeout`` without
-running.
+One run bounds the whole batch (``run``; a batch worker rebuilds it from its end and its limit's words); each item
+may also have a budget of its own (``item_seconds``). An item that has not started when the deadline passes gets
+status ``timeout`` without running.
 
 Parallelism is joblib's: ``workers=N`` runs N loky processes; ``workers=None`` follows joblib's active
 ``parallel_config`` (e.g. ``backend="dask"`` on a ``distributed.Client``), and outside one runs serially in this
@@ -43,6 +43,7 @@ import numpy as np
 
 from ..analysis import Analysis
 from ..deadline import Deadline
+from ..run import Run
 from ..errors import ModelError, OptionError, StormcfError, TimeLimitReached
 from ..examples import parse_json, read_text, resolve_file
 from ..interrupt import Interrupted
@@ -240,21 +241,21 @@ def _forget(source: Source) -> None:
 
 # ================================================================================================ running
 def run_item(source: Source, analysis: Analysis, item: Item, until: float = math.inf,
-             item_seconds: float | None = None) -> Outcome:
+             item_seconds: float | None = None, limit: str | None = None) -> Outcome:
     """One item in this process: the analysis's document, or an ``error`` document (:func:`run_chunk`)."""
-    outcome, = run_chunk(source, analysis, [item], until, item_seconds)
+    outcome, = run_chunk(source, analysis, [item], until, item_seconds, limit)
     return outcome
 
 
 def run_chunk(source: Source, analysis: Analysis, items: Sequence[Item], until: float = math.inf,
-              item_seconds: float | None = None) -> list[Outcome]:
+              item_seconds: float | None = None, limit: str | None = None) -> list[Outcome]:
     """Consecutive items in this process (what a worker runs): each item's document, or an ``error`` document.
-    ``until`` is the batch's deadline as a wall-clock time (:meth:`~stormcf.deadline.Deadline.until_time`),
-    ``item_seconds`` each item's own budget. An analysis that solves many problems at once
-    (:attr:`~stormcf.analysis.Analysis.batched`) gets the chunk's readable items together, within their budgets
-    summed, and each item's seconds are its share."""
+    ``until`` is the batch's end as a wall-clock time (:meth:`~stormcf.deadline.Deadline.until_time`) and
+    ``limit`` the batch's limit in the user's words, ``item_seconds`` each item's own budget. An analysis that
+    solves many problems at once (:attr:`~stormcf.analysis.Analysis.batched`) gets the chunk's readable items
+    together, within their budgets summed, and each item's seconds are its share."""
     with _LOCK:
-        batch = Deadline.until(until)
+        batch = Run.until(until, limit, reporter=_reporter())
         with batch.active():
             common = shared(source)             # a bad source raises: the whole batch fails
         model = common if isinstance(common, ExplicitModel) else None
@@ -268,8 +269,9 @@ def run_chunk(source: Source, analysis: Analysis, items: Sequence[Item], until: 
                 result, seconds = together[item.index]
                 start -= seconds
             else:
-                deadline = batch if item_seconds is None else batch.sub(seconds=item_seconds)
-                with deadline.active():
+                deadline = batch if item_seconds is None else batch.sub(seconds=item_seconds, limit=_item_limit(
+                    item_seconds))
+                with batch.active():
                     result = _solved(analysis, model, lambda: analysis(common, item.content, item.where, deadline),
                                      deadline)
             document = to_json_data(result.to_dict())
@@ -278,14 +280,27 @@ def run_chunk(source: Source, analysis: Analysis, items: Sequence[Item], until: 
     return outcomes
 
 
-def _solve_together(analysis: Analysis, common: Any, items: Sequence[Item], batch: Deadline,
+def _item_limit(seconds: float) -> str:
+    return f"the item time limit of {seconds:g} s"
+
+
+def _reporter():
+    """The progress reporter of a batch's runs: the active run's in this process (a serial batch), a quiet one in
+    a worker process (its progress would interleave with the others')."""
+    from ..console import QUIET, Reporter
+    outer = Run.active_run()
+    return outer.reporter if outer is not None else Reporter(QUIET)
+
+
+def _solve_together(analysis: Analysis, common: Any, items: Sequence[Item], batch: Run,
                     item_seconds: float | None) -> dict[int, tuple[Report, float]]:
     """The readable items of a chunk solved at once: item index -> (its result or error document, its share of the
     seconds)."""
     readable = [item for item in items if item.error is None]
     if not readable:
         return {}
-    deadline = batch if item_seconds is None else batch.sub(seconds=item_seconds * len(readable))
+    deadline = batch if item_seconds is None else batch.sub(seconds=item_seconds * len(readable),
+                                                            limit=_item_limit(item_seconds))
     model = common if isinstance(common, ExplicitModel) else None
     start = time.perf_counter()
     with deadline.active():
@@ -365,21 +380,23 @@ def chunks(items: Sequence[Item], workers: int, together: bool) -> list[list[Ite
 
 
 def run_batch(source: Source, analysis: Analysis, items: Iterable[Item], workers: int | None = None,
-              deadline: Deadline | None = None, item_seconds: float | None = None) -> Iterator[Outcome]:
+              run: Deadline | None = None, item_seconds: float | None = None) -> Iterator[Outcome]:
     """Every item through ``analysis``, yielded in input order as soon as its chunk is done (module docs).
 
     ``workers``: 1 runs serially in this process; N > 1 runs N joblib workers of the active backend (loky processes
     by default); -1 one per CPU (or per Dask worker thread); ``None`` follows joblib's active ``parallel_config``
     (serial outside one). The items go to the workers in consecutive chunks (:func:`chunks`): each chunk travels
     with the source once, and a worker keeps the source's shared object (the model) between chunks and batches.
-    ``deadline`` (default: the active one) bounds the whole batch, ``item_seconds`` each item.
+    ``run`` (default: unlimited) bounds the whole batch, ``item_seconds`` each item.
     """
     from joblib import Parallel, delayed, effective_n_jobs
-    until = (deadline if deadline is not None else Deadline.current()).until_time()
+    run = run if run is not None else Run()
+    until, limit = run.until_time(), run.limit
     parallel = Parallel(n_jobs=workers, return_as="generator")
     jobs = chunks(list(items), effective_n_jobs(workers), analysis.batched)
     try:
-        for outcomes in parallel(delayed(run_chunk)(source, analysis, chunk, until, item_seconds) for chunk in jobs):
+        for outcomes in parallel(delayed(run_chunk)(source, analysis, chunk, until, item_seconds, limit)
+                                 for chunk in jobs):
             yield from outcomes
     finally:
         _forget(source)                          # a serial run's model is not kept beyond its batch

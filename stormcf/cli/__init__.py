@@ -1,8 +1,12 @@
 """The ``stormcf`` command line: a thin layer over the Python API.
 
 Every module of this package except ``common`` is one subcommand with ``register(subparsers)``; new modules are
-found by themselves. Every command gets ``-q``/``-v`` and ``--time-limit`` (one :class:`~stormcf.deadline.Deadline`
-for the whole command, made the active one), and runs under :func:`stormcf.interrupt.command_signals`.
+found by themselves, and so are the command modules of plugins (entry point group ``stormcf.commands``,
+:mod:`stormcf.plugins`). A command that runs an analysis names its class (``set_defaults(analysis="module:Class")``),
+whose capabilities decide the rest: its default time limit and whether the first Ctrl-C gives the best answer so
+far. Every command gets ``-q``/``-v`` and ``--time-limit`` and runs in one :class:`~stormcf.run.Run` (the time
+budget of the whole command, the progress reporter, the routing of native output), passed to the command as
+``args.context``, under :func:`stormcf.interrupt.command_signals`.
 
 Exit codes (:data:`EXIT_CODES`): 0 success, 2 bad input (one line on stderr naming the problem), 1 internal error,
 3 a violated property with ``check --fail-if-violated``, 4 a batch item failed, 5 the time limit ran out before
@@ -22,10 +26,11 @@ import warnings
 from importlib import import_module
 
 from .. import console, interrupt
-from ..deadline import Deadline
 from ..errors import OutputError, StormcfError, TimeLimitReached
 from ..limits import frugal_threads, is_out_of_memory, out_of_memory_message
-from .common import TIMEOUT, add_console_arguments, check_outputs
+from ..plugins import COMMANDS, plugins
+from ..run import Run
+from .common import TIMEOUT, add_console_arguments, check_outputs, command_analysis
 
 EXIT_CODES = f"""exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
 running out of memory; 1 internal error (including Storm not confirming a computed value); 3 check
@@ -49,8 +54,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def commands() -> list[str]:
-    """The subcommand modules of this package."""
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name != "common")
+    """The subcommand modules: this package's (by name) and the plugins' (full module names)."""
+    own = sorted(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if m.name != "common")
+    return own + plugins(COMMANDS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,8 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in commands():
-        import_module(f"{__name__}.{name}").register(sub)
+    for module in commands():
+        import_module(module).register(sub)
     for command in set(sub.choices.values()):
         add_console_arguments(command)
     return parser
@@ -86,14 +92,17 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
         if not is_out_of_memory(err):
             raise
         return _fail(f"error: {out_of_memory_message(err)}", 2)
-    console.set_verbosity(args.verbosity)
     show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
-    deadline = Deadline(args.time_limit, elapsed=started)
-    with interrupt.command_signals(getattr(args, "stoppable", False)):
+    analysis = command_analysis(args)
+    if args.time_limit is None and analysis is not None:
+        args.time_limit = analysis.time_limit
+    run = args.context = Run(args.time_limit, reporter=console.Reporter(args.verbosity), show_native=show_native,
+                             elapsed=started)
+    with interrupt.command_signals(analysis is not None and analysis.stoppable):
         try:
-            with console.native_output(show_native), warnings.catch_warnings(), deadline.active(), \
-                    interrupt.stop_after(_hard_limit(deadline), TIMEOUT, f"timeout: {_overrun_message(deadline)}",
-                                         lambda: _timeout_document(args, _overrun_message(deadline))):
+            with warnings.catch_warnings(), run.active(), \
+                    interrupt.stop_after(_hard_limit(run), TIMEOUT, f"timeout: {_overrun_message(run)}",
+                                         lambda: _timeout_document(args, _overrun_message(run))):
                 if not show_native:               # libraries' warnings are solver chatter too, unless -v
                     warnings.simplefilter("ignore")
                 return _run(args)
@@ -103,7 +112,7 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
             return _fail("interrupted", interrupt.INTERRUPTED_EXIT)
 
 
-def _hard_limit(deadline: Deadline) -> float | None:
+def _hard_limit(deadline: Run) -> float | None:
     """Seconds from now after which the command is stopped from outside (analyses stop at their deadline; this is
     the guarantee for a phase that cannot check it)."""
     if not deadline.limited:
@@ -111,8 +120,8 @@ def _hard_limit(deadline: Deadline) -> float | None:
     return deadline.remaining() + max(OVERRUN_SECONDS, OVERRUN_SHARE * deadline.seconds)
 
 
-def _overrun_message(deadline: Deadline) -> str:
-    return f"the time limit of {deadline.seconds:g} s was reached; stopped without an answer"
+def _overrun_message(deadline: Run) -> str:
+    return f"{deadline.limit} was reached; stopped without an answer"
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"exit with code {VIOLATED} when a bounded property does not hold")
     add_json_argument(p)
     add_batch_arguments(p, "--strategies")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, analysis="stormcf.modelcheck.task:PropertyCheck")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,6 +52,6 @@ def run(args: argparse.Namespace) -> int:
     require_single(args, "--strategies")
     model = model_from_args(args)
     strategy = read_json(args.strategy, StrategyError) if args.strategy else None
-    result = analysis(model, strategy, args.strategy)
+    result = analysis(model, strategy, args.strategy, args.context)
     emit(result, args)
     return VIOLATED if args.fail_if_violated and result.status == "violated" else 0

@@ -78,18 +78,28 @@ def add_plot_argument(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def add_console_arguments(parser: argparse.ArgumentParser) -> None:
-    """-q/-v and --time-limit of every command (a command's default limit is its ``time_limit`` default, or none)."""
+    """-q/-v and --time-limit of every command (the default limit is the analysis's ``time_limit``, or none)."""
     group = parser.add_argument_group("console")
-    limit = parser.get_default("time_limit")
-    group.add_argument("--time-limit", type=seconds, default=limit, metavar="SECONDS",
-                       help="for the whole command: loading, Storm, every solve, training and check (default: "
-                            + (f"{limit:g})" if limit else "none)") + "; with an answer in time, the best checked one "
-                            f"so far, else status timeout and exit code {TIMEOUT}")
+    group.add_argument("--time-limit", type=seconds, default=None, metavar="SECONDS",
+                       help="for the whole command: loading, Storm, every solve, training and check (default: none, "
+                            "or the analysis's own, which --help's description gives); with an answer in time, the "
+                            f"best checked one so far, else status timeout and exit code {TIMEOUT}")
     loudness = group.add_mutually_exclusive_group()
     loudness.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=console.QUIET,
                           default=console.NORMAL, help="no progress bars")
     loudness.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=console.VERBOSE,
                           help="also the solvers' and Storm's own output (on stderr)")
+
+
+def command_analysis(args: argparse.Namespace) -> type[Analysis] | None:
+    """The analysis class a command runs (its ``analysis`` default, ``"module:Class"``), imported now; None for a
+    command that runs none (``info``, ``examples``, ``simulate``, ...)."""
+    reference = getattr(args, "analysis", None)
+    if reference is None:
+        return None
+    from importlib import import_module
+    module, _, name = reference.partition(":")
+    return getattr(import_module(module), name)
 
 
 def check_outputs(args: argparse.Namespace) -> None:
@@ -284,14 +294,13 @@ def run_batch_command(args: argparse.Namespace, source: Source, analysis: Analys
     """Run a batch: its documents as JSON lines to ``--json OUT`` (``-``: stdout, which then holds only them) and the
     summary table on stdout. Returns the summary (statuses, failures) for the exit code."""
     from ..batch import BatchSummary, ModelFile, backend, run_batch
-    from ..deadline import Deadline
     from ..report import json_lines
     summary = BatchSummary(list(analysis.columns), with_model=isinstance(source, ModelFile))
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
     start = time.perf_counter()
     output = json_lines(args.json, args.result_stream) if args.json else contextlib.nullcontext(lambda document: None)
     with backend(args.backend, workers, args.scheduler) as parallelism, output as write:
-        for outcome in run_batch(source, analysis, items, workers, Deadline.current(), args.item_time_limit):
+        for outcome in run_batch(source, analysis, items, workers, args.context, args.item_time_limit):
             write(outcome.document)
             summary.add(outcome)
     summary.seconds = time.perf_counter() - start
@@ -317,7 +326,7 @@ def run_on_paths(args: argparse.Namespace, analysis: Analysis,
 def run_single(args: argparse.Namespace, analysis: Analysis, shared, data, where: str | None,
                plot: Callable[[Report, str], str] | None = None) -> int:
     """One item of an analysis: the result shown (:func:`emit`) and its exit code (:func:`status_exit_code`)."""
-    result = analysis(shared, data, where)
+    result = analysis(shared, data, where, args.context)
     emit(result, args, plot=plot)
     return status_exit_code(result)
 

@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_argument(p)
     add_plot_argument(p, "draw the best expected outcome for every budget k' <= k_max")
     add_batch_arguments(p, "--paths")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, analysis="stormcf.explain.task:PathExplanation")
 
 
 def run(args: argparse.Namespace) -> int:

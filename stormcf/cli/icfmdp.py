@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_argument(p)
     add_plot_argument(p, "plot bound widths and values per step")
     add_batch_arguments(p, "--paths")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, analysis="stormcf.icfmdp.task:IntervalCounterfactualMDP")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_argument(p)
     add_plot_argument(p, "draw the front and the actions by position")
     add_batch_arguments(p, "--instances")
-    p.set_defaults(run=run, stoppable=True)            # Ctrl-C: the front of the generations run so far
+    p.set_defaults(run=run, analysis="stormcf.recourse.task:SequentialRecourse")
 
 
 def _grid_points(text: str) -> int:

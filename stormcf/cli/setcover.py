@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "bruteforce, greedy")
     add_json_argument(p)
     add_batch_arguments(p, "--agents")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, analysis="stormcf.setcover.task:SetCoverExplanation")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from ..report import Summary
     from ..setcover.data import LabelledAgents
     from ..setcover.learn import Generator, evaluate
-    metrics = evaluate(Generator.load(args.generator), LabelledAgents.load(args.data), args.top_k, args.certify)
+    metrics = evaluate(Generator.load(args.generator), LabelledAgents.load(args.data), args.top_k, args.certify,
+                       run=args.context)
     width = max(len(k) for k in metrics)
     lines = [f"{key:<{width}}  {_shown(value)}" for key, value in metrics.items()]
     emit(Summary("setcover-evaluate", metrics, lines, notes=("exact match, valid rates and cost ratios are measured "

@@ -139,12 +139,11 @@ def run_data(args: argparse.Namespace) -> int:
 
 
 def run_learn(args: argparse.Namespace) -> int:
-    from ..deadline import Deadline
     from ..limits import require_memory
     from ..report import Summary
     from ..setcover.data import LabelledAgents, frequency_filter, split
     from ..setcover.learn import ENSEMBLE_KINDS, NETWORKS, augment, exact_match, train
-    deadline = Deadline.current()
+    deadline = args.context
     kind = args.generator
     settings = training_settings(args) if kind in NETWORKS else None
     if args.ensemble not in (None, 1) and kind not in ENSEMBLE_KINDS:
@@ -165,7 +164,7 @@ def run_learn(args: argparse.Namespace) -> int:
         require_memory(8.0 * (4 * weights + settings.batch_size * sum(layers)) + 4.0 * weights * settings.ensemble,
                        f"a network of {weights:,} weights (--hidden)")
     # training stops at 95% of the time left, so that evaluating and saving the best epoch fit in the limit
-    generator = train(kind, train_set, settings, k=args.k, deadline=deadline.sub(fraction=0.95))
+    generator = train(kind, train_set, settings, k=args.k, run=deadline.sub(fraction=0.95))
     generator.info.update(data=str(args.data), min_frequency=args.min_frequency, augment=args.augment)
     held_out = exact_match(generator, test_set) if len(test_set) else None
     generator.info["test_exact_match"] = held_out["exact_match"] if held_out else None

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..console import progress
 from ..errors import SolverError
+from ..run import Run
 from ..solvers.linear import linear_program
 from .bounds import check_assumptions
 
@@ -73,13 +73,15 @@ def _solve(cost, A_eq, b_eq, bounds) -> float:
 
 
 def lp_step_bounds(P, observed_row: int, observed_next: int, assumptions: str = "cs+m",
-                   observed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   observed: np.ndarray | None = None, run: Run | None = None) -> tuple[np.ndarray, np.ndarray]:
     """LP bounds of every transition of the CSR matrix ``P`` (aligned with ``P.data``) for one observation: row
     ``observed_row`` of ``P`` led to ``observed_next``. When the observed choice is not a row of ``P``, pass -1 and
-    its distribution as ``observed``."""
+    its distribution as ``observed``. ``run`` (default: unlimited) is checked between rows."""
     o = P[observed_row].toarray().ravel() if observed is None else observed
     lower, upper = np.zeros(P.nnz), np.zeros(P.nnz)
-    for row in progress(range(P.shape[0]), desc="LP bounds", unit="row"):
+    run = run if run is not None else Run()
+    for row in run.progress(range(P.shape[0]), desc="LP bounds", unit="row"):
+        run.check("the LP bounds")
         lo, hi = P.indptr[row], P.indptr[row + 1]
         cols = P.indices[lo:hi]
         if row == observed_row:

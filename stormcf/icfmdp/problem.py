@@ -20,6 +20,7 @@ from ..limits import require_unrolled_size
 from ..model import ExplicitModel
 from ..modes import Optimization
 from ..paths import ObservedPath
+from ..run import Run
 from .bounds import SparseRows, check_assumptions, step_bounds
 from .lp import lp_step_bounds
 
@@ -32,13 +33,14 @@ BASELINES = ("gumbel",)
 
 
 def interval_cfmdp(path: ObservedPath, assumptions: str = "cs+m", bounds: str = "closed", layers: str = "nominal",
-                   summation: str = "ascending") -> CounterfactualMDP:
+                   summation: str = "ascending", run: Run | None = None) -> CounterfactualMDP:
     """Build the ICFMDP of ``path``: the counterfactual bounds of every transition of the states the path's start
     reaches (``layers="nominal"``; ``"all"``: every state at every step), at every step.
 
     ``bounds="closed"`` evaluates the closed forms (vectorised); ``bounds="lp"`` solves the exact LPs (2 per
     transition and step; refused beyond :data:`LP_LIMIT` LPs with a :class:`SolverError`). ``summation="authors"``
-    adds up the sums in H in the authors' order, for bit-identical comparisons with their outputs.
+    adds up the sums in H in the authors' order, for bit-identical comparisons with their outputs. ``run``
+    (default: unlimited) bounds the LPs and shows their progress.
     """
     check_assumptions(assumptions)
     if bounds not in BOUNDS_METHODS:
@@ -54,7 +56,7 @@ def interval_cfmdp(path: ObservedPath, assumptions: str = "cs+m", bounds: str = 
         if bounds == "closed":
             sparse = model_rows(model, summation) if whole else SparseRows(P[rows], summation)
             return step_bounds(sparse, o, local_row, successor, assumptions)
-        return lp_step_bounds(P if whole else P[rows], local_row, successor, assumptions, observed=o)
+        return lp_step_bounds(P if whole else P[rows], local_row, successor, assumptions, observed=o, run=run)
 
     if bounds == "lp":
         _check_lp_size(path, layers)

@@ -7,9 +7,9 @@ from functools import partial
 from typing import Any, Callable, Sequence
 
 from ..analysis import Analysis
-from ..deadline import Deadline
 from ..model import ExplicitModel
 from ..properties import split_name
+from ..run import Run
 from ..strategy import Strategy
 from . import PropertyChecks, check_properties
 
@@ -36,6 +36,7 @@ class PropertyCheck(Analysis):
 
     command = "check"
     Settings = CheckSettings
+    items = "strategy"
 
     @property
     def columns(self) -> dict[str, Callable[[PropertyChecks], str]]:   # type: ignore[override]
@@ -52,7 +53,7 @@ class PropertyCheck(Analysis):
     def problem(self, model: ExplicitModel, data: Any, where: str | None) -> CheckProblem:
         return CheckProblem(model, None if data is None else Strategy.from_dict(model, data, where), where)
 
-    def solve(self, problem: CheckProblem, deadline: Deadline) -> PropertyChecks:
+    def solve(self, problem: CheckProblem, run: Run) -> PropertyChecks:
         return check_properties(problem.model, self.settings.properties, problem.strategy, self.settings.exact,
                                 problem.source)
 

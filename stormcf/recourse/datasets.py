@@ -46,7 +46,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..console import activity
+from ..run import Run
 from ..errors import OutputError
 from ..report import write_npz
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
@@ -336,7 +336,7 @@ def train_classifier(dataset: Dataset, seed: int = 1, cache: bool = True) -> Net
 
     from sklearn.exceptions import ConvergenceWarning
     model = _pipeline(dataset, seed)
-    with warnings.catch_warnings(), activity(f"training the {dataset.name} classifier (about a minute)"):
+    with warnings.catch_warnings(), Run.current().activity(f"training the {dataset.name} classifier (about a minute)"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(dataset.X[dataset.train], dataset.y[dataset.train])
     classifier = NetworkClassifier.from_pipeline(model, dataset)

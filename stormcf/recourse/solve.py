@@ -7,8 +7,8 @@ import time
 
 import numpy as np
 
-from ..deadline import Deadline
 from ..errors import VerificationFailure
+from ..run import Run
 from .brkga import BRKGASettings, GAResult, brkga, dominates, sorted_front
 from .decoder import Evaluation, Plans
 from .exact import (MAX_STATES, TOLERANCE, Optimum, RecourseMDP, achievable_set, check_plan, inside, optimum,
@@ -24,8 +24,8 @@ GA_SHARE = 0.8
 
 
 def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *, exact: bool = True,
-                   achievable: bool = False, max_states: int = MAX_STATES,
-                   deadline: Deadline | None = None) -> RecourseResult:
+                   achievable: bool = False, max_states: int = MAX_STATES, run: Run | None = None,
+                   time_limit: float | None = None) -> RecourseResult:
     """Plans for a recourse problem (Python or PRISM front).
 
     1. The BRKGA (``settings``) gives the front of feasible, mutually non-dominated plans.
@@ -37,10 +37,16 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
     4. With ``achievable`` (deterministic models with an optimum), Storm's multi-objective achievable (cost, Gower)
        set; every plan of the front must lie inside its over-approximation (else VerificationFailure).
 
-    ``deadline`` (default: the active one) bounds it all: when it expires (or the user asks to stop) the GA ends
-    with the front of the generations run so far, each plan still checked by Storm.
+    ``run`` (or a new one of ``time_limit`` seconds) bounds it all: when it expires (or the user asks to stop) the
+    GA ends with the front of the generations run so far, each plan still checked by Storm.
     """
-    deadline = deadline if deadline is not None else Deadline.current()
+    run = Run.of(run, time_limit)
+    with run.active():
+        return _solve(problem, settings, exact, achievable, max_states, run)
+
+
+def _solve(problem: Space, settings: BRKGASettings, exact: bool, achievable: bool, max_states: int,
+           deadline: Run) -> RecourseResult:
     timings: dict[str, float] = {}
     start = time.perf_counter()
     if _accepted_initially(problem):

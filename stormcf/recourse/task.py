@@ -7,8 +7,8 @@ from functools import partial
 from typing import Any, Callable, Mapping
 
 from ..analysis import Analysis
-from ..deadline import Deadline
 from ..errors import RecourseError
+from ..run import Run
 from .brkga import BRKGASettings
 from .datasets import dataset_problem, load_dataset, train_classifier
 from .prism import PrismRecourse
@@ -51,6 +51,8 @@ class SequentialRecourse(Analysis):
 
     command = "recourse"
     Settings = RecourseSettings
+    items = "rejected instance of the data set"
+    stoppable = True            # the front of the generations run so far
     columns = {"plans": lambda r: len(r.front), "least cost": lambda r: r.optimal_cost, "GA cost": lambda r: r.ga_cost}
 
     def problem(self, problems: Callable[[int], RecourseProblem] | PrismRecourse, data: Any,
@@ -65,6 +67,6 @@ class SequentialRecourse(Analysis):
         except RecourseError as err:
             raise RecourseError(f"{where}: {err}") from None
 
-    def solve(self, problem: RecourseProblem | PrismRecourse, deadline: Deadline) -> RecourseResult:
+    def solve(self, problem: RecourseProblem | PrismRecourse, run: Run) -> RecourseResult:
         s = self.settings
-        return solve_recourse(problem, s.ga, exact=s.exact, achievable=s.achievable, deadline=deadline)
+        return solve_recourse(problem, s.ga, exact=s.exact, achievable=s.achievable, run=run)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..deadline import Deadline
+from ..run import Run
 from ..errors import SolverError
 from ..limits import available_memory
 from .problem import TIE_TOLERANCE, SetCoverProblem
@@ -117,7 +117,7 @@ def search(covering: Covering) -> list[Leaf]:
     # queue entries: (f, tie-break, priced, deficit, parent's allowed mask, actions excluded on top of it, F, cost)
     queue = [(0.0, 0, False, covering.deficit, np.ones(P, dtype=bool), nothing, (), 0.0)]
     pushed = popped = 1
-    deadline = Deadline.current()
+    deadline = Run.current()
     while queue:
         popped += 1
         if popped % 1024 == 0:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..console import activity
+from ..run import Run
 from ..errors import SolverError
 from .engines import EXACT, canonical_set, run_engine, storm_values
 from .problem import TIE_TOLERANCE, SetCoverInstance, SetCoverProblem
@@ -67,7 +67,7 @@ def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm
     start = time.perf_counter()
     space = StateSpace.for_agents(instance, X, instance.available(group))
     codes = space.encode(X)
-    with activity(f"the family MDP of {len(X):,} agents"):
+    with Run.current().activity(f"the family MDP of {len(X):,} agents"):
         trans = space.reachable(codes)
     built = time.perf_counter()
     timings = {"states": built - start}

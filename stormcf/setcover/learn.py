@@ -41,11 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from ..console import progress
-from ..deadline import Deadline
 from ..errors import StormcfError
 from ..examples import readable_file
 from ..report import write_npz
+from ..run import Run
 from .data import LabelledAgents, group_names
 from .engines import greedy_completion, lp_bound, run_engine
 from .problem import TIE_TOLERANCE, SetCoverInstance, SetCoverProblem
@@ -582,14 +581,15 @@ def best_epochs(info: dict, sep: str = ", ") -> str:
 
 # ==================================================================================================== training
 def train(kind: str, data: LabelledAgents, settings: TrainingSettings | None = None, k: int | None = None,
-          deadline: Deadline | None = None, watch: LabelledAgents | None = None) -> Generator:
+          run: Run | None = None, watch: LabelledAgents | None = None) -> Generator:
     """Train a generator on labelled agents.
 
     The networks (``mc``, ``na``, ``fa``, ``seq2seq``) train with PyTorch (:func:`.training.fit`: early stopping on
-    a validation split, the best epoch kept; ``deadline`` and the first Ctrl-C stop after the current batch with the
-    best epoch so far, see ``info["stopped"]``); ``settings`` default to :data:`DEFAULT_SETTINGS`. ``knn`` stores
-    the agents (``k``: the paper's 5/10/15 by default). ``watch``: agents whose exact match is recorded per epoch
-    in the learning curve ``info["history"]`` (never used for training or selection)."""
+    a validation split, the best epoch kept; the end of ``run`` (default: unlimited) and its stop request stop after
+    the current batch with the best epoch so far, see ``info["stopped"]``); ``settings`` default to
+    :data:`DEFAULT_SETTINGS`. ``knn`` stores the agents (``k``: the paper's 5/10/15 by default). ``watch``: agents
+    whose exact match is recorded per epoch in the learning curve ``info["history"]`` (never used for training or
+    selection)."""
     if kind not in GENERATORS:
         raise GeneratorError(f"unknown generator '{kind}': use {', '.join(GENERATORS)}")
     if len(data) == 0:
@@ -617,7 +617,7 @@ def train(kind: str, data: LabelledAgents, settings: TrainingSettings | None = N
     except ImportError as err:
         raise GeneratorError(f"training the {kind} generator needs PyTorch, the optional extra: "
                              f"pip install 'stormcf[learn]' ({err})") from None
-    return training.fit(kind, data, settings, Deadline.of(deadline), watch)
+    return training.fit(kind, data, settings, run if run is not None else Run(), watch)
 
 
 def fa_targets(instance: SetCoverInstance, actions: list[tuple[int, ...]]) -> np.ndarray:
@@ -763,13 +763,14 @@ def _exact_facts(exact: np.ndarray, test: LabelledAgents) -> dict[str, Any]:
     return out
 
 
-def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify: str | None = None
-             ) -> dict[str, Any]:
+def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify: str | None = None,
+             run: Run | None = None) -> dict[str, Any]:
     """The paper's exact match with its 95% interval (per CFE size and group too, :func:`exact_match`), and what
     the paper does not report (notes §5.5.1): valid rate, the share of feasible mistakes, cost ratios of the valid
     predictions, the optimal rate and cost ratios after the guarantees (validate, top-k by validity and cost,
-    repair), and the inference latency. The full-action generators' exact match compares effect vectors (the
-    paper's); ``snapped_exact_match`` compares the catalogue actions they snap to."""
+    repair; ``run``, default unlimited, shows their progress and bounds them), and the inference latency. The
+    full-action generators' exact match compares effect vectors (the paper's); ``snapped_exact_match`` compares the
+    catalogue actions they snap to."""
     inst = test.instance
     generator.check_fits(inst)
     start = time.perf_counter()
@@ -785,9 +786,11 @@ def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify
     raw_cost = np.array([inst.cost(r) for r in raw])
     ratio = raw_cost[valid] / np.maximum(test.cost[valid], 1e-300)
     start = time.perf_counter()
-    kept = [guarantee(SetCoverProblem(inst, x, g), c, certify)
-            for x, c, g in progress(zip(test.X, candidates, groups), total=len(test.X), desc="guarantees",
-                                    unit="agent")]
+    run = run if run is not None else Run()
+    kept = []
+    for x, c, g in run.progress(zip(test.X, candidates, groups), total=len(test.X), desc="guarantees", unit="agent"):
+        run.check("the guarantees")
+        kept.append(guarantee(SetCoverProblem(inst, x, g), c, certify))
     wrap = (time.perf_counter() - start) / max(1, len(test))
     cost = np.array([g.cost for g in kept])
     after = cost / np.maximum(test.cost, 1e-300)

@@ -23,10 +23,10 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..deadline import Deadline
 from ..errors import SolverError, StormcfError, VerificationFailure
 from ..interrupt import Interrupted
 from ..model import ExplicitModel, RewardModel, disjoint_union
+from ..run import Run
 from ..verify import Check, check_model_states
 from .engines import DEFAULT_METHOD, RMIN, EngineSolution, agent_transitions, close, lp_bound, run_engine
 from .problem import SetCoverProblem
@@ -37,26 +37,26 @@ from .space import STATE_LIMIT
 PLAN_COST = 'R{"cost"}=? [F "goal"]'
 
 
-def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True,
-                   deadline: Deadline | None = None) -> SetCoverResult:
+def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True, *,
+                   run: Run | None = None, time_limit: float | None = None) -> SetCoverResult:
     """The optimal counterfactual explanation of one agent (or the greedy baseline's), checked by Storm within
-    ``deadline`` (default: the active one)."""
-    result, = solve_setcovers([problem], method, verify, deadline)
+    ``run`` (or a new one of ``time_limit`` seconds)."""
+    result, = solve_setcovers([problem], method, verify, run=run, time_limit=time_limit)
     if isinstance(result, BaseException):
         raise result
     return result
 
 
-def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_METHOD, verify: bool = True,
-                    deadline: Deadline | None = None
+def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_METHOD, verify: bool = True, *,
+                    run: Run | None = None, time_limit: float | None = None
                     ) -> list[SetCoverResult | StormcfError | VerificationFailure | Interrupted]:
     """The optimal counterfactual explanations of many agents (any instances), each checked by Storm as
     :func:`solve_setcover` checks one, with one Storm call for the optima of all of them and one for all plans
     (module docs). An agent the engine cannot solve, or whose answer Storm refutes, gets its error instead of a
-    result; the others are not affected. Agents not reached within ``deadline`` (default: the active one) get
+    result; the others are not affected. Agents not reached within ``run`` (or ``time_limit`` seconds) get
     :class:`~stormcf.errors.TimeLimitReached` (or :class:`~stormcf.interrupt.Interrupted`); when it runs out during
     Storm's certificate, that error is raised."""
-    deadline = deadline if deadline is not None else Deadline.current()
+    deadline = Run.of(run, time_limit)
     outcomes: list = [None] * len(problems)
     solved = []
     with deadline.active():
@@ -64,8 +64,8 @@ def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_M
             start = time.perf_counter()
             try:
                 deadline.check(f"the {method} engine")
-                solution = EngineSolution((), (), 0.0, True, True) if problem.positive else run_engine(problem,
-                                                                                                       method)
+                solution = (EngineSolution((), (), 0.0, True, True) if problem.positive
+                            else run_engine(problem, method))
                 deadline.check(f"the {method} engine")
             except (StormcfError, Interrupted) as err:
                 outcomes[k] = err

@@ -7,8 +7,8 @@ from typing import Any, Mapping, Sequence
 
 from ..analysis import Analysis
 from ..batch.run import FilePin
-from ..deadline import Deadline
 from ..errors import StateError
+from ..run import Run
 from .data import load_instance
 from .engines import DEFAULT_METHOD
 from .problem import SetCoverInstance, SetCoverProblem
@@ -47,6 +47,7 @@ class SetCoverExplanation(Analysis):
     Settings = SetCoverSettings
     columns = {"cost": lambda r: r.cost, "actions": lambda r: ",".join(r.problem.instance.names(r.actions)) or "-"}
     batched = True              # the agents of a chunk are certified together: one Storm call for their optima
+    items = "agent"
 
     def problem(self, instance: SetCoverInstance, data: Any, where: str | None) -> SetCoverProblem:
         group = self.settings.group
@@ -56,8 +57,8 @@ class SetCoverExplanation(Analysis):
             data, group = data["agent"], data.get("group", group)
         return SetCoverProblem(instance, instance.agent(data, where), group)
 
-    def solve(self, problem: SetCoverProblem, deadline: Deadline) -> SetCoverResult:
-        return solve_setcover(problem, self.settings.method, deadline=deadline)
+    def solve(self, problem: SetCoverProblem, run: Run) -> SetCoverResult:
+        return solve_setcover(problem, self.settings.method, run=run)
 
-    def solve_many(self, problems: Sequence[SetCoverProblem], deadline: Deadline) -> list:
-        return solve_setcovers(problems, self.settings.method, deadline=deadline)
+    def solve_many(self, problems: Sequence[SetCoverProblem], run: Run) -> list:
+        return solve_setcovers(problems, self.settings.method, run=run)

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import interrupt
-from ..console import activity, solver_logs
+from ..run import Run
 from ..errors import SolverError
 from . import worker
 from .formulation import Formulation
@@ -85,7 +85,7 @@ class GurobiBackend:
         t0 = time.perf_counter()
         try:
             with gp.Env(empty=True) as env:
-                env.setParam("OutputFlag", int(solver_logs()))
+                env.setParam("OutputFlag", int(Run.current().solver_logs))
                 env.start()
                 with gp.Model(env=env) as m:
                     return self._run(gp, m, f, time_limit, t0)
@@ -127,7 +127,7 @@ class GurobiBackend:
         p = m.Params
         p.NonConvex, p.TimeLimit, p.Threads = 2, max(time_limit, 0.01), 1
         p.MIPGap, p.FeasibilityTol, p.IntFeasTol = MIP_GAP, max(f.tolerance, 1e-9), max(f.tolerance, 1e-9)
-        with activity(f"Gurobi, {f.n_vars} variables"), interrupt.deferred_signals():
+        with Run.current().activity(f"Gurobi, {f.n_vars} variables"), interrupt.deferred_signals():
             m.optimize(_stop_when_asked)
         if m.Status == GRB.INTERRUPTED:     # Gurobi catches Ctrl-C itself: it is the user's request to stop
             interrupt.request()
@@ -172,7 +172,8 @@ def pack(f: Formulation, time_limit: float, no_nlp: bool = False) -> dict[str, n
             "cutoff": np.float64(np.inf if f.objective_cutoff is None else f.objective_cutoff),
             "start": np.zeros(0) if f.start is None else np.asarray(f.start, dtype=float),
             "time_limit": np.float64(time_limit), "gap": np.float64(MIP_GAP),
-            "feastol": np.float64(f.tolerance), "no_nlp": np.bool_(no_nlp), "verbose": np.bool_(solver_logs())}
+            "feastol": np.float64(f.tolerance), "no_nlp": np.bool_(no_nlp),
+            "verbose": np.bool_(Run.current().solver_logs)}
 
 
 class Job:
@@ -211,7 +212,7 @@ class ChildJob(Job):
         command = [sys.executable, str(Path(__file__).with_name("worker.py")), solver, str(source),
                    str(self._target), str(self._progress)]
         # the solver's log (with -v) goes to the inherited stdout, which the command line routes to stderr
-        self._process = subprocess.Popen(command, stdout=None if solver_logs() else subprocess.DEVNULL,
+        self._process = subprocess.Popen(command, stdout=None if Run.current().solver_logs else subprocess.DEVNULL,
                                          stderr=subprocess.PIPE, text=True, preexec_fn=interrupt.die_with_parent)
         interrupt.track_child(self._process.pid)
 
@@ -235,7 +236,8 @@ class ChildJob(Job):
     def raw(self) -> dict:
         """The worker's arrays, or ``{status, note}`` when it crashed or had to be stopped."""
         try:
-            with activity(f"{self.solver.upper() if self.solver == 'scip' else 'HiGHS'}, {self.size} variables"):
+            name = self.solver.upper() if self.solver == "scip" else "HiGHS"
+            with Run.current().activity(f"{name}, {self.size} variables"):
                 stderr = self._wait()
         except BaseException:                   # Ctrl-C or SIGTERM in the parent: the child stops with it
             self.cancel()

@@ -1,7 +1,7 @@
 """Linear and mixed-integer linear programmes solved in this process by HiGHS (through ``scipy.optimize``): the
 small programmes of set cover (its ``milp`` engine, LP bounds), the interval counterfactual bounds (``--bounds lp``)
 and the recourse front's achievable-set test. One place handles what every such solve needs: the time limit (what
-is left of the active :class:`~stormcf.deadline.Deadline`), the solver's own log (``-v``), and a status in the
+is left of the active :class:`~stormcf.run.Run`), the solver's own log (``-v``), and a status in the
 words of :class:`~stormcf.solvers.SolverOutcome`.
 
 Large programmes with a proven bound to report go through the back ends (:func:`~stormcf.solvers.backend`), which
@@ -16,8 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-from ..console import solver_logs
-from ..deadline import Deadline
+from ..run import Run
 
 #: scipy's status codes of linprog and milp, in the solver layer's words
 _STATUS = {0: "optimal", 1: "limit", 2: "infeasible", 3: "unbounded"}
@@ -39,8 +38,9 @@ class LinearOutcome:
 
 
 def _options(**extra: Any) -> dict[str, Any]:
-    options = {"disp": solver_logs(), **extra}
-    left = Deadline.current().remaining()
+    run = Run.current()
+    options = {"disp": run.solver_logs, **extra}
+    left = run.remaining()
     if math.isfinite(left):
         options["time_limit"] = max(left, 0.01)
     return options

@@ -17,7 +17,7 @@ import pytest
 
 import stormcf
 from stormcf import interrupt
-from stormcf.deadline import Deadline
+from stormcf.run import Run
 from stormcf.errors import PropertyError, TimeLimitReached
 from stormcf.storm.isolate import Engine, StormCrash, first_answer, in_thread, isolated
 from stormcf.verify import check_model, check_strategy
@@ -31,7 +31,7 @@ def test_a_stiff_dtmc_is_answered_exactly_instead_of_crawling():
     """prism_models/stiff.pm leaves a two-state cycle with probability 1e-9 per step: value iteration at relative
     precision 1e-10 would need about 1e10 sweeps. The fallback answers in exact arithmetic: 1 / (2 - 1e-9)."""
     model = stormcf.load_model(stormcf.example_path("stiff.pm"))
-    with Deadline(120).active():                   # a crawl would end here as TimeLimitReached, failing the test
+    with Run(120).active():                   # a crawl would end here as TimeLimitReached, failing the test
         check = check_model(model, 'P=? [F "bad"]')
     assert check.method == CHECK.EXACT
     assert check.exact == Fraction(10**9, 2 * 10**9 - 1)
@@ -43,7 +43,7 @@ def test_a_stiff_strategy_of_frozenlake4_is_checked_and_the_value_is_right():
     linear solve of the same DTMC (numpy, an independent oracle)."""
     model = stormcf.load_model(stormcf.example_path("frozenlake4.prism"))
     sigma = stormcf.Strategy.load(model, os.path.join(DATA, "frozenlake4.stiff.json"))
-    with Deadline(120).active():
+    with Run(120).active():
         check = check_strategy(sigma, 'P=? [F "hole"]')
     P = (sigma.matrix() @ model.transitions).toarray()
     hole = model.labels["hole"]
@@ -83,7 +83,7 @@ def test_the_deadline_stops_a_call_and_names_it():
     before = set(_children())                     # (other tests may have left worker processes of their own)
     start = time.perf_counter()
     with pytest.raises(TimeLimitReached, match="reached during sleeping"):
-        isolated(lambda: time.sleep(60), "sleeping", Deadline(0.5))
+        isolated(lambda: time.sleep(60), "sleeping", Run(0.5))
     assert time.perf_counter() - start < 30
     assert set(_children()) <= before             # the child was killed and reaped
 
@@ -111,7 +111,7 @@ def test_in_thread_returns_or_gives_up_at_the_deadline():
     assert in_thread(lambda: 7, "a test") == 7
     start = time.perf_counter()
     with pytest.raises(TimeLimitReached, match="during building"):
-        in_thread(lambda: time.sleep(60), "building", Deadline(0.3))
+        in_thread(lambda: time.sleep(60), "building", Run(0.3))
     assert time.perf_counter() - start < 30                   # given up at the deadline, long before the call ends
 
 
@@ -126,7 +126,7 @@ def test_scratch_directories_of_children_are_removed(tmp_path, monkeypatch):
             f.write("x")
         time.sleep(60)
     with pytest.raises(TimeLimitReached):
-        isolated(write_and_wait, "writing", Deadline(1.0))
+        isolated(write_and_wait, "writing", Run(1.0))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -152,7 +152,7 @@ def test_an_exact_check_is_stopped_at_the_deadline():
     sigma = stormcf.Strategy.uniform(model)
     start = time.perf_counter()
     with pytest.raises(TimeLimitReached, match="exactly"):
-        with Deadline(2.0).active():
+        with Run(2.0).active():
             check_strategy(sigma, 'P=? [F "goal"]', exact=True)
     assert time.perf_counter() - start < 60
 
