@@ -33,7 +33,8 @@ from typing import IO, Any, Iterable, Iterator
 QUIET, NORMAL, VERBOSE = -1, 0, 1
 #: seconds a phase runs before :meth:`Reporter.activity` shows it on a terminal
 ACTIVITY_AFTER = 2.0
-#: seconds between two progress lines on a stderr that is not a terminal
+#: seconds between two progress lines on a stderr that is not a terminal (the environment variable
+#: ``STORMCF_PROGRESS_SECONDS`` sets another period, e.g. for a CI log or a test that waits for the first line)
 HEARTBEAT = 30.0
 
 
@@ -62,10 +63,10 @@ class Reporter:
     """The progress reporter of a run (module docstring): ``verbosity`` and the stream it writes to (stderr, as it
     is when a line is written, by default)."""
 
-    def __init__(self, verbosity: int = NORMAL, stream: IO | None = None, heartbeat: float = HEARTBEAT) -> None:
+    def __init__(self, verbosity: int = NORMAL, stream: IO | None = None, heartbeat: float | None = None) -> None:
         self.verbosity = max(QUIET, min(VERBOSE, int(verbosity)))
         self._stream = stream
-        self.heartbeat = heartbeat
+        self.heartbeat = heartbeat if heartbeat is not None else _heartbeat()
         self._tasks: list[Task] = []
         self._lock = threading.Lock()
 
@@ -226,6 +227,15 @@ class Bar:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _heartbeat() -> float:
+    """:data:`HEARTBEAT`, or the period ``STORMCF_PROGRESS_SECONDS`` gives (a positive number of seconds)."""
+    try:
+        seconds = float(os.environ.get("STORMCF_PROGRESS_SECONDS", HEARTBEAT))
+    except ValueError:
+        return HEARTBEAT
+    return seconds if 0 < seconds < float("inf") else HEARTBEAT
 
 
 def _clock(seconds: float) -> str:
