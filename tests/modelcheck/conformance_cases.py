@@ -1,5 +1,4 @@
 """How the conformance suite (tests/conformance.py) exercises ``check``."""
-from pathlib import Path
 
 import stormcf
 
