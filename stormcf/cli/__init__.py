@@ -23,7 +23,7 @@ from importlib import import_module
 
 from .. import console, interrupt
 from ..deadline import Deadline
-from ..errors import OutputError, StormcfError, TimeLimitReached
+from ..errors import OutputError, StormcfError, TimeLimitReached, cannot_write
 from ..limits import frugal_threads, is_out_of_memory, out_of_memory_message
 from .common import TIMEOUT, add_console_arguments, check_outputs
 
@@ -141,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
             return _fail(f"error: {out_of_memory_message(err)}", 2)
         if err.errno not in _FULL:
             return _internal(err)
-        return _fail(f"error: cannot write ({err.strerror}): the disk is full or a file size limit is reached", 2)
+        return _fail(f"error: {cannot_write(str(err.filename or 'a file'), err)}", 2)
     except KeyboardInterrupt:
         raise
     except Exception as err:   # an internal error: say so, keep the traceback for STORMCF_DEBUG=1
@@ -187,7 +187,7 @@ def _flush_stdout() -> None:
     except BrokenPipeError:
         raise
     except OSError as err:
-        raise OutputError(f"stdout: cannot write ({err.strerror or err})") from None
+        raise OutputError(cannot_write("stdout", err)) from None
 
 
 def _timeout(args: argparse.Namespace, err: TimeLimitReached) -> int:

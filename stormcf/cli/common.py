@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 from .. import console
 from ..errors import OptionError, OutputError, PathError
 from ..examples import read_json
+from ..files import written_in_place
 
 if TYPE_CHECKING:       # the command line imports the analyses (numpy, Storm, joblib, ...) when a command runs
     from ..analysis import Analysis
@@ -149,7 +150,9 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 
 def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:
-    """Raise :class:`OutputError` (naming the problem, not the path) unless ``path`` can be written as ``kind``."""
+    """Raise :class:`OutputError` (naming the problem, not the path) unless ``path`` can be written as ``kind``: in
+    place (a device, a FIFO, ``/dev/stdout``: :func:`~stormcf.files.written_in_place`), else by a temporary file
+    beside the file (beside the file a symbolic link names) renamed over it."""
     target = Path(path)
     limit = os.pathconf(target.parent if target.parent.is_dir() else ".", "PC_NAME_MAX")
     if len(os.fsencode(target.name)) > limit:
@@ -162,6 +165,11 @@ def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:
         return
     if not target.name or target.is_dir():
         raise OutputError("is a directory; give a file name")
+    if written_in_place(target):                # a device, a FIFO, /dev/stdout: written through, not replaced
+        if not os.access(target, os.W_OK):
+            raise OutputError("is not writable")
+        return
+    target = Path(os.path.realpath(target))     # a symbolic link: the file it names is replaced, beside it
     folder = target.parent
     if not folder.is_dir():
         raise OutputError(f"directory '{folder}' does not exist" if not folder.exists() else f"'{folder}' is not a "
