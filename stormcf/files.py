@@ -16,8 +16,10 @@ def written_in_place(out: str | os.PathLike) -> bool:
     path = Path(out)
     if names_descriptor(path):
         return True
-    kind = file_kind(path)
-    return kind not in (None, "file", "directory")
+    try:
+        return file_kind(path) not in (None, "file", "directory")
+    except OSError:
+        return False
 
 
 def names_descriptor(path: str | os.PathLike) -> bool:
@@ -60,9 +62,10 @@ _KINDS = ((stat.S_ISREG, "file"), (stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "
 
 def file_kind(path: str | os.PathLike) -> str | None:
     """What ``path`` names once links are followed: ``"file"``, ``"directory"``, ``"FIFO"``, ``"character device"``,
-    ``"block device"``, ``"socket"``; None when nothing is there (or it cannot be looked at)."""
+    ``"block device"``, ``"socket"``; None when nothing is there. Other failures to look (a name too long, a loop of
+    links, no permission) raise :class:`OSError`."""
     try:
         mode = os.stat(path).st_mode
-    except (OSError, ValueError):
+    except (FileNotFoundError, NotADirectoryError):
         return None
     return next(name for test, name in _KINDS if test(mode))

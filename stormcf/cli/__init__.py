@@ -16,6 +16,7 @@ import errno
 import io
 import os
 import pkgutil
+import re
 import sys
 import traceback
 import warnings
@@ -41,7 +42,13 @@ OVERRUN_SECONDS, OVERRUN_SHARE = 2.0, 0.03
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line and exit code 2."""
+    """argparse that reports a usage error as one line and exit code 2, and reads a word that starts with a minus
+    and a digit as a value, not an option (``--weights -1,1,1``, ``--agent -1,0,1``; argparse's own rule takes only
+    plain negative numbers such as ``-1`` or ``-0.5``, and no stormcf option looks like a number)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str) -> None:   # type: ignore[override]
         print(f"{self.prog}: error: {message}", file=sys.stderr)

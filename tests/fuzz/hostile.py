@@ -140,12 +140,22 @@ def fifo_with_reader(folder: Path, name: str) -> Path:
 
 
 def full_device(folder: Path, name: str = "full") -> Path:
-    """A device like ``/dev/full`` (char 1,7: every write fails with ENOSPC) made in ``folder``, never the machine's
-    own; the test is skipped where devices cannot be made (not root, no CAP_MKNOD) or opened (a nodev mount)."""
+    """A device like ``/dev/full`` (every write fails with ENOSPC) made in ``folder``, never the machine's own."""
+    return char_device(folder, name, 7)
+
+
+def zero_device(folder: Path, name: str = "zero") -> Path:
+    """A device like ``/dev/zero`` (endless zero bytes to read) made in ``folder``."""
+    return char_device(folder, name, 5)
+
+
+def char_device(folder: Path, name: str, minor: int) -> Path:
+    """The memory device ``1,minor`` (``/dev/full``: 7, ``/dev/zero``: 5) as ``folder/name``; the test is skipped
+    where devices cannot be made (not root, no CAP_MKNOD) or opened (a nodev mount)."""
     path = folder / name
     try:
-        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
-        os.close(os.open(path, os.O_WRONLY))
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+        os.close(os.open(path, os.O_RDWR))
     except OSError as err:
         import pytest
         pytest.skip(f"cannot make and open a character device here ({err.strerror})")
