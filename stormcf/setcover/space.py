@@ -47,7 +47,7 @@ class SpaceTooLarge(SolverError):
     """The projected state space of an instance has too many states to encode (:data:`CODE_LIMIT`); ``advice`` says
     what to do instead."""
 
-    def __init__(self, space: "StateSpace", advice: str) -> None:
+    def __init__(self, space: StateSpace, advice: str) -> None:
         self.space = space
         digits = float(np.log10(space.radix.astype(float)).sum())           # the size may overflow a float
         super().__init__(f"the projected state space of {space.features.size} changeable features (of "
