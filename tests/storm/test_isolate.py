@@ -62,6 +62,21 @@ def test_sparse_lu_answers_where_exact_arithmetic_is_not_tried(monkeypatch):
     assert steady.value == pytest.approx((1 - 1e-9) / (2 - 1e-9), rel=1e-6)
 
 
+@pytest.mark.parametrize("prop", ['Pmax=? [F "rejected"]', 'Rmin=? [F "granted" | "rejected"]',
+                                  'LRAmax=? ["granted"]', 'Pmin=? [F "granted" || F "rejected"]'])
+def test_sparse_lu_agrees_with_the_sound_engines_on_an_mdp(prop):
+    """Storm's sparse LU solves (policy iteration on MDPs) give the values of the sound engines on loan.prism, for
+    reachability, expected rewards, long-run averages and conditional probabilities (run in a child process, as
+    every engine: Storm's settings they need are global)."""
+    from stormcf.storm.formulas import parse_property
+    model = stormcf.load_model(stormcf.example_path("loan.prism"))
+    parsed = parse_property(model, prop)
+    storm_model = CHECK.labelled_model(CHECK._handle_of(model), parsed.labels)
+    lu = isolated(lambda: CHECK._check_storm(storm_model, model, parsed, False, CHECK.SPARSE_LU), "a test")
+    sound = check_model(model, prop)
+    assert lu.values[model.initial_state] == pytest.approx(sound.value, rel=1e-6, abs=1e-9)
+
+
 def test_a_stiff_strategy_of_frozenlake4_is_checked_and_the_value_is_right():
     """The DTMC a solver's strategy induced on frozenlake4 (tests/data/frozenlake4.stiff.json: actions of probability
     3e-7 leave a cycle), the case that held `stormcf strategy` in Storm for minutes. Storm's value equals a direct
