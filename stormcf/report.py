@@ -214,8 +214,8 @@ def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
     turned into an exception), so that ``out`` is either the complete new file or what it was before. A symbolic
     link is followed: the file it names is replaced (the temporary file is made beside that file) and the link
     stays. What is not a regular file (:func:`~stormcf.files.written_in_place`: a device, a FIFO, ``/dev/stdout``)
-    is written through: the block gets ``out`` itself (:func:`~stormcf.files.opened_as`). Failures to write raise :class:`~stormcf.errors.OutputError` naming
-    ``out``. Every file stormcf writes goes through here."""
+    is written through: the block gets ``out`` itself (:func:`~stormcf.files.opened_as`). Failures to write raise
+    :class:`~stormcf.errors.OutputError` naming ``out``. Every file stormcf writes goes through here."""
     if written_in_place(out):
         try:
             yield opened_as(out)

@@ -52,6 +52,7 @@ SPARSE_LU = ("Storm, sparse LU solves of the linear equation systems (Eigen's Sp
 CONDITIONAL = (f"Storm, conditional probability by Baier et al.'s transformation (on MDPs its restart method), value "
                f"iteration at relative precision {float(PRECISION):g} (Storm bounds the error of the final solve, not of "
                f"the transformation's own approximations)")
+#: the engines that iterate to a precision and can crawl on stiff chains: fallback engines start beside them
 CRAWLING = (OPTIMISTIC, LRA, CONDITIONAL)
 
 
