@@ -64,7 +64,7 @@ class Deadline:
         limit: the limit in the user's words, for messages (default: "the time limit of S s").
     """
 
-    #: the longest time limit accepted (about 31.7 years): longer ones are refused, not overflowed in a timer
+    #: the longest time limit accepted (about 31.7 years): Python's timers overflow beyond 2^63 ns (9.2e9 s)
     MAX_SECONDS = 1e9
 
     def __init__(self, seconds: float | None = None, *, clock: Callable[[], float] = time.perf_counter,

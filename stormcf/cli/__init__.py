@@ -20,13 +20,14 @@ import errno
 import io
 import os
 import pkgutil
+import re
 import sys
 import traceback
 import warnings
 from importlib import import_module
 
 from .. import console, interrupt
-from ..errors import OutputError, StormcfError, TimeLimitReached
+from ..errors import OutputError, StormcfError, TimeLimitReached, cannot_write
 from ..limits import frugal_threads, is_out_of_memory, out_of_memory_message
 from ..plugins import COMMANDS, plugins
 from ..run import Run
@@ -46,7 +47,13 @@ OVERRUN_SECONDS, OVERRUN_SHARE = 2.0, 0.03
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line and exit code 2."""
+    """argparse that reports a usage error as one line and exit code 2, and reads a word that starts with a minus
+    and a digit as a value, not an option (``--weights -1,1,1``, ``--agent -1,0,1``; argparse's own rule takes only
+    plain negative numbers such as ``-1`` or ``-0.5``, and no stormcf option looks like a number)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str) -> None:   # type: ignore[override]
         print(f"{self.prog}: error: {message}", file=sys.stderr)
@@ -150,7 +157,7 @@ def _run(args: argparse.Namespace) -> int:
             return _fail(f"error: {out_of_memory_message(err)}", 2)
         if err.errno not in _FULL:
             return _internal(err)
-        return _fail(f"error: cannot write ({err.strerror}): the disk is full or a file size limit is reached", 2)
+        return _fail(f"error: {cannot_write(str(err.filename or 'a file'), err)}", 2)
     except KeyboardInterrupt:
         raise
     except Exception as err:   # an internal error: say so, keep the traceback for STORMCF_DEBUG=1
@@ -196,7 +203,7 @@ def _flush_stdout() -> None:
     except BrokenPipeError:
         raise
     except OSError as err:
-        raise OutputError(f"stdout: cannot write ({err.strerror or err})") from None
+        raise OutputError(cannot_write("stdout", err)) from None
 
 
 def _timeout(args: argparse.Namespace, err: TimeLimitReached) -> int:

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from .. import console
+from ..deadline import Deadline
 from ..errors import OptionError, OutputError, PathError
 from ..examples import read_json
+from ..files import file_kind, written_in_place
 
 if TYPE_CHECKING:       # the command line imports the analyses (numpy, Storm, joblib, ...) when a command runs
     from ..analysis import Analysis
@@ -159,19 +161,27 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 
 def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:
-    """Raise :class:`OutputError` (naming the problem, not the path) unless ``path`` can be written as ``kind``."""
+    """Raise :class:`OutputError` (naming the problem, not the path) unless ``path`` can be written as ``kind``: in
+    place (a device, a FIFO, ``/dev/stdout``: :func:`~stormcf.files.written_in_place`), else by a temporary file
+    beside the file (beside the file a symbolic link names) renamed over it."""
     target = Path(path)
     limit = os.pathconf(target.parent if target.parent.is_dir() else ".", "PC_NAME_MAX")
     if len(os.fsencode(target.name)) > limit:
         raise OutputError(f"file name too long ({len(os.fsencode(target.name))} bytes; this file system allows "
                           f"{limit})")
     if kind == "directory":
-        if not target.is_dir():
-            raise OutputError("no such directory")
+        found = file_kind(target)
+        if found != "directory":
+            raise OutputError("no such directory" if found is None else f"is a {found}, not a directory")
         _require_writable_directory(target, "the directory")
         return
     if not target.name or target.is_dir():
         raise OutputError("is a directory; give a file name")
+    if written_in_place(target):                # a device, a FIFO, /dev/stdout: written through, not replaced
+        if not os.access(target, os.W_OK):
+            raise OutputError("is not writable")
+        return
+    target = Path(os.path.realpath(target))     # a symbolic link: the file it names is replaced, beside it
     folder = target.parent
     if not folder.is_dir():
         raise OutputError(f"directory '{folder}' does not exist" if not folder.exists() else f"'{folder}' is not a "
@@ -217,15 +227,22 @@ def model_line(model: ExplicitModel) -> str:
             f"{model.n_transitions} transitions ({int(model.decision_states.sum())} decision states)")
 
 
+#: the longest time limit, in seconds (about 31 years): Python's timers overflow beyond 2^63 ns (9.2e9 s)
+MAX_SECONDS = Deadline.MAX_SECONDS
+
+
 def seconds(text: str) -> float:
-    """A time limit: a positive, finite number of seconds."""
+    """A time limit: a positive number of seconds, at most :data:`MAX_SECONDS`."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a time limit in seconds, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive, finite time limit in seconds, got {text}")
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected a time limit in seconds, more than 0 and at most 1e9 (about 31 "
+                                         f"years), got {text}")
     return value
+
+
 def mc_samples(args: argparse.Namespace, default: int) -> int:
     """``--mc-samples`` (``default`` when not given); refused without ``--estimator mc``, which alone uses it."""
     if args.mc_samples is None:

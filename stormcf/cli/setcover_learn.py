@@ -119,12 +119,17 @@ def held_out_path(out: str) -> str:
 def run_data(args: argparse.Namespace) -> int:
     from ..report import Summary
     from ..setcover.data import generate, generate_grouped
-    if args.groups:
-        data = generate_grouped(args.groups, args.features, args.actions, args.p_f, args.draws, args.costs,
-                                args.classifier, args.method, args.max_size, args.seed)
-    else:
-        data = generate(args.features, args.actions, args.p_f, args.p_a, args.draws, args.costs, args.classifier,
-                        args.method, args.max_size, args.seed)
+    from ..setcover.space import SpaceTooLarge
+    try:
+        if args.groups:
+            data = generate_grouped(args.groups, args.features, args.actions, args.p_f, args.draws, args.costs,
+                                    args.classifier, args.method, args.max_size, args.seed)
+        else:
+            data = generate(args.features, args.actions, args.p_f, args.p_a, args.draws, args.costs,
+                            args.classifier, args.method, args.max_size, args.seed)
+    except SpaceTooLarge as err:
+        advice = "use fewer features or the MILP engine (--method milp)"
+        raise OptionError(f"--features {args.features} (-n): {SpaceTooLarge(err.space, advice)}") from None
     data.save(args.out)
     if args.instance_out:
         data.instance.save(args.instance_out)

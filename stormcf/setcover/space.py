@@ -43,6 +43,17 @@ CODE_LIMIT = 2 ** 62
 DENSE_LIMIT = 2 ** 24
 
 
+class SpaceTooLarge(SolverError):
+    """The projected state space of an instance has too many states to encode (:data:`CODE_LIMIT`); ``advice`` says
+    what to do instead."""
+
+    def __init__(self, space: StateSpace, advice: str) -> None:
+        self.space = space
+        digits = float(np.log10(space.radix.astype(float)).sum())           # the size may overflow a float
+        super().__init__(f"the projected state space of {space.features.size} changeable features (of "
+                         f"{space.instance.n_features}) has about 10^{digits:.0f} states, too many to encode; {advice}")
+
+
 @dataclass(frozen=True, eq=False)
 class StateSpace:
     """The capped, projected state space of an instance for some actions.
@@ -64,8 +75,7 @@ class StateSpace:
         low = np.minimum(np.asarray(X, dtype=np.int64), caps).min(axis=0)
         space = cls(instance, np.flatnonzero(low < caps), np.asarray(available, dtype=bool))
         if space.size >= CODE_LIMIT:
-            raise SolverError(f"the projected state space has {space.size:.3g} states, "
-                              f"too many to encode; use the branch-and-bound or MILP engine (method bnb or milp)")
+            raise SpaceTooLarge(space, "use fewer features or the branch-and-bound or MILP engine (method bnb or milp)")
         return space
 
     # ------------------------------------------------------------------------------------------------ encoding

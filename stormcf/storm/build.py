@@ -265,7 +265,7 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict,
         try:
             _write_tar(path, files)
         except OSError as err:
-            raise scratch_error(err.strerror) from None
+            raise scratch_error(err.strerror, path) from None
         try:
             return stormpy.build_model_from_umb(str(path))
         except Exception as err:

@@ -2,13 +2,16 @@
 prob0/1 sets, interval MDPs.
 
 Every model-checking call runs in a child process stopped at the command's deadline (:mod:`.isolate`). A check of an
-unbounded property is answered by the first of several engines: Storm's sound default (topological optimistic value
-iteration), and, when that has not answered after :func:`fallback_after` seconds (it can crawl on stiff chains),
-exact rational arithmetic on small models (at most :data:`EXACT_FALLBACK_STATES` states) and Storm's sound value
-iteration beside it. The result says which engine answered (:attr:`CheckResult.method`).
+unbounded property (reachability, expected rewards, long-run averages, conditional probabilities) is answered by the
+first of several engines: Storm's sound default for it (topological optimistic value iteration, the long-run average
+solver, the conditional algorithm), and, when that has not answered after :func:`fallback_after` seconds (each can
+crawl on stiff chains), exact rational arithmetic on small models (at most :data:`EXACT_FALLBACK_STATES` states),
+Storm's sparse LU solves (:data:`SPARSE_LU`, a direct method that cannot crawl) and, beside optimistic value
+iteration, Storm's sound value iteration. The result says which engine answered (:attr:`CheckResult.method`).
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, replace
@@ -44,9 +47,13 @@ EXACT_ON_FLOATS = "Storm, exact rational arithmetic on the floating-point probab
 LRA = f"Storm, long-run average solver (its default relative precision {float(LRA_PRECISION):g})"
 FINITE_HORIZON = "Storm, finite-horizon iteration (floating point)"
 INTERVAL_VALUE_ITERATION = "Storm, finite-horizon robust value iteration on the interval MDP (floating point)"
+SPARSE_LU = ("Storm, sparse LU solves of the linear equation systems (Eigen's SparseLU; policy iteration on MDPs; "
+             "floating point, a direct method without an error bound)")
 CONDITIONAL = (f"Storm, conditional probability by Baier et al.'s transformation (on MDPs its restart method), value "
                f"iteration at relative precision {float(PRECISION):g} (Storm bounds the error of the final solve, not of "
                f"the transformation's own approximations)")
+#: the engines that iterate to a precision and can crawl on stiff chains: fallback engines start beside them
+CRAWLING = (OPTIMISTIC, LRA, CONDITIONAL)
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,8 @@ class FilterResult:
 def _environment(exact: bool, method: str = OPTIMISTIC):
     if exact:
         return stormpy.environments.exact()
+    if method == SPARSE_LU:
+        return _sparse_lu_environment()
     env = stormpy.environments.sound()
     precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
     env.solver().min_max().precision = precision
@@ -97,6 +106,22 @@ def _environment(exact: bool, method: str = OPTIMISTIC):
     conditional.precision = precision                   # (default 1e-6), which overrides the solvers' above
     conditional.relative_precision = True
     return env
+
+
+def _sparse_lu_environment():
+    """Storm's environment of :data:`SPARSE_LU`: linear equation systems solved by Eigen's SparseLU, and MDPs by
+    policy iteration over such solves. stormpy 2.0 sets Eigen's method only through Storm's settings, which are
+    global and can be given once per process (:func:`_sparse_lu_settings`); the engines run in child processes
+    (:func:`~.isolate.first_answer`), so the settings never reach this process's other checks (whose environments
+    do not read them anyway)."""
+    _sparse_lu_settings()
+    return stormpy.developer.EnvironmentBuilder.build_environment()
+
+
+@functools.cache
+def _sparse_lu_settings() -> None:
+    stormpy.developer.set_from_exploded_string(["--eqsolver", "eigen", "--eigen:method", "sparselu",
+                                                "--minmax:method", "pi"])
 
 
 def float_method(prop: Property) -> str:
@@ -121,19 +146,26 @@ def check(model: ExplicitModel, prop: Property) -> CheckResult:
     """Model-check a property on the model itself (an MDP needs ``min``/``max``; Storm says so otherwise)."""
     require_checkable(model, prop)
     storm_model = labelled_model(_handle_of(model), prop.labels)
-    fallbacks = [Engine(SOUND, lambda: _check_storm(storm_model, model, prop, False, SOUND))]
-    if model.n_states <= EXACT_FALLBACK_STATES:
-        fallbacks.append(Engine(EXACT, lambda: _exact_check(model, prop)))
-    return _first(model, prop, lambda: _check_storm(storm_model, model, prop, False, float_method(prop)), fallbacks)
+    return _first(model, prop, lambda method: _check_storm(storm_model, model, prop, False, method),
+                  Engine(EXACT, lambda: _exact_check(model, prop)))
 
 
-def _first(model: ExplicitModel, prop: Property, primary: Callable[[], CheckResult],
-           fallbacks: Sequence[Engine]) -> CheckResult:
-    """The answer of the first engine: ``primary``, or (unbounded properties that can crawl) a fallback."""
-    engines = [Engine(float_method(prop), primary)]
-    if float_method(prop) == OPTIMISTIC:
+def _first(model: ExplicitModel, prop: Property, float_check: Callable[[str], CheckResult],
+           exact: Engine) -> CheckResult:
+    """The answer of the first engine: ``float_check(float_method(prop))``, or, for a method that can crawl
+    (:data:`CRAWLING`), a fallback started after :func:`fallback_after` seconds: the ``exact`` engine on small
+    models, :data:`SPARSE_LU` (on small models once more that long later: exact arithmetic answers them best), and
+    :data:`SOUND` value iteration beside optimistic value iteration."""
+    method = float_method(prop)
+    engines = [Engine(method, lambda: float_check(method))]
+    if method in CRAWLING:
         after = fallback_after(model.n_transitions)
-        engines += [replace(engine, start_after=after) for engine in fallbacks]
+        small = model.n_states <= EXACT_FALLBACK_STATES
+        engines.append(Engine(SPARSE_LU, lambda: float_check(SPARSE_LU), start_after=2 * after if small else after))
+        if small:
+            engines.append(replace(exact, start_after=after))
+        if method == OPTIMISTIC:
+            engines.append(Engine(SOUND, lambda: float_check(SOUND), start_after=after))
     result, engine = first_answer(engines, f"checking {prop.text}")
     return replace(result, method=engine.method)
 
@@ -297,10 +329,7 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
         result = _exact_dtmc_check(P, model, prop, state_rewards, choice_rewards, fractions, None)
         return replace(result, exact=None)
 
-    fallbacks = [Engine(SOUND, lambda: float_check(SOUND))]
-    if model.n_states <= EXACT_FALLBACK_STATES:
-        fallbacks.append(Engine(EXACT_ON_FLOATS, exact_on_floats))
-    return _first(model, prop, lambda: float_check(float_method(prop)), fallbacks)
+    return _first(model, prop, float_check, Engine(EXACT_ON_FLOATS, exact_on_floats))
 
 
 def _exact_dtmc_check(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, np.ndarray],

@@ -1,8 +1,11 @@
 """``stormcf check`` on hostile properties, property files and outputs."""
 import pytest
 
+import stormcf
+
 from . import models
-from .hostile import IMPATIENT, LOAN, Case, write
+from .hostile import IMPATIENT, LOAN, Case, write, zero_device
+from .test_info import _fifo
 
 
 def check(*args):
@@ -31,6 +34,13 @@ CASES = [
          lambda d: ["check", LOAN, "--props", write(d, "p.props", 'Pmax=? [F "rejected"]\n'), "--json", "p.props"], 2,
          "--json p.props: is also --props"),
     Case("--json onto the model by another name (a link)", lambda d: _linked(d), 2, "is also the input MODEL"),
+    Case("a FIFO as the strategy", lambda d: ["check", LOAN, "-s", _fifo(d, "s.json"), "-p", 'P=? [F "rejected"]'],
+         2, "s.json: is a FIFO, not a regular file"),
+    Case("a device as the strategy", lambda d: ["check", LOAN, "-s", zero_device(d), "-p", 'P=? [F "rejected"]'],
+         2, "zero: is a character device, not a regular file"),
+    Case("a stiff S=? under a short time limit (was: no answer)",
+         lambda d: ["check", str(stormcf.example_path("stiff.pm")), "-p", 'S=? ["good"]', "--time-limit", "60"], 0,
+         "S=? [\"good\"] = 999999999/1999999999"),
 ]
 
 

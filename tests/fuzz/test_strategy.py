@@ -27,6 +27,8 @@ CASES = [
     Case("strategy-file --scheduler with 1/0", lambda d: ["strategy-file", LOAN, "--scheduler",
                                                           'Pmin=? [F<=1/0 "rejected"]', "--out", "s.json"], 2,
          "division by zero"),
+    Case("--weights -1,1,1 is a value (was: expected one argument)", strategy("-p", BOUND, "--weights", "-1,1,1"), 2,
+         "weights must be non-negative numbers, got -1,1,1"),
 ]
 
 

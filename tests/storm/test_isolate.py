@@ -37,6 +37,46 @@ def test_a_stiff_dtmc_is_answered_exactly_instead_of_crawling():
     assert check.exact == Fraction(10**9, 2 * 10**9 - 1)
 
 
+@pytest.mark.parametrize("prop", ['S=? ["good"]', 'LRA=? ["good"]'])
+def test_long_run_averages_of_a_stiff_dtmc_fall_back_too(prop):
+    """Issue 37: Storm's long-run average solver crawled on stiff.pm (S=? ran into any time limit) because the
+    fallbacks covered reachability only. The steady-state probability of "good" is (1 - 1e-9) / (2 - 1e-9)."""
+    model = stormcf.load_model(stormcf.example_path("stiff.pm"))
+    with Deadline(60).active():
+        check = check_model(model, prop)
+    assert check.method == CHECK.EXACT
+    assert check.exact == Fraction(10**9 - 1, 2 * 10**9 - 1)
+
+
+def test_sparse_lu_answers_where_exact_arithmetic_is_not_tried(monkeypatch):
+    """On models too large for exact arithmetic, Storm's sparse LU solves answer what value iteration crawls on
+    (the grid with 10^5 states of issue 37, here stiff.pm with the exact fallback switched off); floating point on a
+    system of condition about 1e9 (two states leave their cycle with probability 1e-9) loses about 7 digits."""
+    monkeypatch.setattr(CHECK, "EXACT_FALLBACK_STATES", 0)
+    model = stormcf.load_model(stormcf.example_path("stiff.pm"))
+    with Deadline(60).active():
+        reach = check_model(model, 'P=? [F "bad"]')
+        steady = check_model(model, 'S=? ["good"]')
+    assert reach.method == steady.method == CHECK.SPARSE_LU
+    assert reach.value == pytest.approx(1 / (2 - 1e-9), rel=1e-6)
+    assert steady.value == pytest.approx((1 - 1e-9) / (2 - 1e-9), rel=1e-6)
+
+
+@pytest.mark.parametrize("prop", ['Pmax=? [F "rejected"]', 'Rmin=? [F "granted" | "rejected"]',
+                                  'LRAmax=? ["granted"]', 'Pmin=? [F "granted" || F "rejected"]'])
+def test_sparse_lu_agrees_with_the_sound_engines_on_an_mdp(prop):
+    """Storm's sparse LU solves (policy iteration on MDPs) give the values of the sound engines on loan.prism, for
+    reachability, expected rewards, long-run averages and conditional probabilities (run in a child process, as
+    every engine: Storm's settings they need are global)."""
+    from stormcf.storm.formulas import parse_property
+    model = stormcf.load_model(stormcf.example_path("loan.prism"))
+    parsed = parse_property(model, prop)
+    storm_model = CHECK.labelled_model(CHECK._handle_of(model), parsed.labels)
+    lu = isolated(lambda: CHECK._check_storm(storm_model, model, parsed, False, CHECK.SPARSE_LU), "a test")
+    sound = check_model(model, prop)
+    assert lu.values[model.initial_state] == pytest.approx(sound.value, rel=1e-6, abs=1e-9)
+
+
 def test_a_stiff_strategy_of_frozenlake4_is_checked_and_the_value_is_right():
     """The DTMC a solver's strategy induced on frozenlake4 (tests/data/frozenlake4.stiff.json: actions of probability
     3e-7 leave a cycle), the case that held `stormcf strategy` in Storm for minutes. Storm's value equals a direct
@@ -52,7 +92,7 @@ def test_a_stiff_strategy_of_frozenlake4_is_checked_and_the_value_is_right():
     x = np.linalg.solve(A, P[np.ix_(maybe, hole)].sum(axis=1))
     expected = x[np.flatnonzero(maybe) == model.initial_state][0]
     assert check.value == pytest.approx(expected, rel=1e-9)
-    assert check.method in (CHECK.OPTIMISTIC, CHECK.SOUND, CHECK.EXACT_ON_FLOATS)
+    assert check.method in (CHECK.OPTIMISTIC, CHECK.SOUND, CHECK.EXACT_ON_FLOATS, CHECK.SPARSE_LU)
 
 
 def _can_reach(P: np.ndarray, target: np.ndarray) -> np.ndarray:
