@@ -141,8 +141,8 @@ def _end_process(code: int, word: str) -> None:
 
 # ================================================================================================ handlers
 @contextmanager
-def command_signals(graceful: bool = True) -> Iterator[None]:
-    """While active (in the main thread): SIGTERM raises :class:`Terminated`; with ``graceful`` the first SIGINT is a
+def command_signals(graceful: Callable[[], bool] = lambda: True) -> Iterator[None]:
+    """While active (in the main thread): SIGTERM raises :class:`Terminated`; while ``graceful()`` the first SIGINT is a
     :func:`request` (said on stderr) and the second raises :class:`KeyboardInterrupt`; without, the first raises it.
     A watchdog thread ends the process when the main thread cannot (module docstring). Restores the previous
     handlers and wake-up descriptor."""
@@ -154,7 +154,7 @@ def command_signals(graceful: bool = True) -> Iterator[None]:
     def on_sigint(signum, frame) -> None:
         nonlocal interrupts
         interrupts += 1
-        if not graceful or interrupts > 1:
+        if not graceful() or interrupts > 1:
             _raise(KeyboardInterrupt())
             return
         request()
@@ -231,7 +231,7 @@ def deferred_signals() -> Iterator[None]:
             raise error
 
 
-def _watch(reader: socket.socket, graceful: bool, endings: list[threading.Timer]) -> None:
+def _watch(reader: socket.socket, graceful: Callable[[], bool], endings: list[threading.Timer]) -> None:
     """The watchdog: reads the signal numbers Python's C-level handler writes to the wake-up descriptor, and starts
     the timers (in ``endings``) that end the process if the main thread does not."""
     interrupts = 0
@@ -246,7 +246,7 @@ def _watch(reader: socket.socket, graceful: bool, endings: list[threading.Timer]
             if signum == signal.SIGINT:
                 interrupts += 1
                 request()
-                if not graceful or interrupts > 1:
+                if not graceful() or interrupts > 1:
                     endings.append(_end_if_still_running(INTERRUPTED_EXIT, "interrupted"))
             elif signum == signal.SIGTERM:
                 request()

@@ -333,7 +333,7 @@ def test_second_ctrl_c_raises_keyboard_interrupt():
     handler before the command is restored (Python's default, or SIG_IGN in a process started in the background)."""
     from stormcf import interrupt
     before = signal.getsignal(signal.SIGINT)
-    with interrupt.command_signals(graceful=True):
+    with interrupt.command_signals(graceful=lambda: True):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
         assert interrupt.requested()
@@ -341,7 +341,7 @@ def test_second_ctrl_c_raises_keyboard_interrupt():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
     assert not interrupt.requested() and signal.getsignal(signal.SIGINT) is before
-    with interrupt.command_signals(graceful=False), pytest.raises(KeyboardInterrupt):
+    with interrupt.command_signals(graceful=lambda: False), pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
 

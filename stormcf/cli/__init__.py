@@ -99,14 +99,21 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
         if not is_out_of_memory(err):
             raise
         return _fail(f"error: {out_of_memory_message(err)}", 2)
-    show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
-    analysis = command_analysis(args)
-    if args.time_limit is None and analysis is not None:
-        args.time_limit = analysis.time_limit
-    run = args.context = Run(args.time_limit, reporter=console.Reporter(args.verbosity), show_native=show_native,
-                             elapsed=started)
-    with interrupt.command_signals(analysis is not None and analysis.stoppable):
+    stoppable = False
+    with interrupt.command_signals(lambda: stoppable):      # from here a signal ends the command as any other
         try:
+            try:
+                analysis = command_analysis(args)
+            except (MemoryError, ImportError) as err:     # the analysis's modules could not be loaded
+                if not is_out_of_memory(err):
+                    raise
+                return _fail(f"error: {out_of_memory_message(err)}", 2)
+            stoppable = analysis is not None and analysis.stoppable
+            if args.time_limit is None and analysis is not None:
+                args.time_limit = analysis.time_limit
+            show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
+            run = args.context = Run(args.time_limit, reporter=console.Reporter(args.verbosity),
+                                     show_native=show_native, elapsed=started)
             with warnings.catch_warnings(), run.active(), \
                     interrupt.stop_after(_hard_limit(run), TIMEOUT, f"timeout: {_overrun_message(run)}",
                                          lambda: _timeout_document(args, _overrun_message(run))):

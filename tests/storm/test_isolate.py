@@ -42,7 +42,7 @@ def test_long_run_averages_of_a_stiff_dtmc_fall_back_too(prop):
     """Issue 37: Storm's long-run average solver crawled on stiff.pm (S=? ran into any time limit) because the
     fallbacks covered reachability only. The steady-state probability of "good" is (1 - 1e-9) / (2 - 1e-9)."""
     model = stormcf.load_model(stormcf.example_path("stiff.pm"))
-    with Deadline(60).active():
+    with Run(60).active():
         check = check_model(model, prop)
     assert check.method == CHECK.EXACT
     assert check.exact == Fraction(10**9 - 1, 2 * 10**9 - 1)
@@ -54,7 +54,7 @@ def test_sparse_lu_answers_where_exact_arithmetic_is_not_tried(monkeypatch):
     system of condition about 1e9 (two states leave their cycle with probability 1e-9) loses about 7 digits."""
     monkeypatch.setattr(CHECK, "EXACT_FALLBACK_STATES", 0)
     model = stormcf.load_model(stormcf.example_path("stiff.pm"))
-    with Deadline(60).active():
+    with Run(60).active():
         reach = check_model(model, 'P=? [F "bad"]')
         steady = check_model(model, 'S=? ["good"]')
     assert reach.method == steady.method == CHECK.SPARSE_LU
