@@ -32,7 +32,7 @@ from ..distance import strategy_distance
 from ..errors import SolverError, TimeLimitReached
 from ..interrupt import Interrupted
 from ..reachability import can_reach
-from ..solvers import LicenceLimitError, available, backend
+from ..solvers import SOLVERS, LicenceLimitError, available, backend
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
 from .analysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
@@ -44,7 +44,6 @@ from .programs import miqcqp_program
 from .result import CounterfactualResult, novelty
 from .stages import d0_stage, dinf_stage, miqcqp_stage
 
-SOLVERS = ("auto", "gurobi", "scip", "highs")
 #: relative margin of a strict bound P<γ
 STRICT_MARGIN = 1e-9
 #: shares of the remaining time for the stages of a mixed objective (the MIQCQP gets the rest); d0 gets the larger

@@ -63,7 +63,7 @@ def solve_icfmdp(problem: ICFMDPProblem, settings: ICFMDPSettings = ICFMDPSettin
     settings.require_memory(problem.model)
     timings: dict[str, float] = {}
     opt, reward = problem.optimization, problem.reward
-    ic = interval_cfmdp(problem.path, problem.assumptions, settings.bounds)
+    ic = interval_cfmdp(problem.path, problem.assumptions, settings.bounds, solver=settings.solver)
     deadline.check("the interval counterfactual MDP's bounds")
     timings["icfmdp"] = ic.seconds
     tick = time.perf_counter()

@@ -34,10 +34,12 @@ class InstanceFile:
 
 @dataclass(frozen=True)
 class SetCoverSettings:
-    """The engine, and the group of agents whose item names none."""
+    """The engine, the group of agents whose item names none, and the solver of the programmes (the ``milp``
+    engine's, the LP bound of a greedy answer; :data:`stormcf.solvers.SOLVERS`)."""
 
     method: str = DEFAULT_METHOD
     group: str | None = None
+    solver: str = "auto"
 
 
 class SetCoverExplanation(Analysis):
@@ -57,7 +59,7 @@ class SetCoverExplanation(Analysis):
         return SetCoverProblem(instance, instance.agent(data, where), group)
 
     def solve(self, problem: SetCoverProblem, deadline: Deadline) -> SetCoverResult:
-        return solve_setcover(problem, self.settings.method, deadline=deadline)
+        return solve_setcover(problem, self.settings.method, deadline=deadline, solver=self.settings.solver)
 
     def solve_many(self, problems: Sequence[SetCoverProblem], deadline: Deadline) -> list:
-        return solve_setcovers(problems, self.settings.method, deadline=deadline)
+        return solve_setcovers(problems, self.settings.method, deadline=deadline, solver=self.settings.solver)
