@@ -110,3 +110,25 @@ def test_a_programme_beyond_the_gurobi_licence_is_one_typed_error():
         return
     assert out.optimal                      # a full licence: the instance is solved
     pytest.skip("the installed Gurobi licence is not size-limited")
+
+
+@pytest.mark.parametrize("kind", ["lp", "milp"])
+def test_scipys_highs_answers_as_highspy_does(kind):
+    """Without highspy (a core install) HiGHS runs through scipy: the same status words and optima."""
+    pytest.importorskip("highspy")
+    from stormcf.solvers import pack
+    from stormcf.solvers.worker import _highs, _scipy_milp
+    for seed in range(5):
+        data = pack(random_programme(seed, kind), time_limit=30.0)
+        ours, theirs = _scipy_milp(data), _highs(data)
+        assert ours["status"] == theirs["status"] in ("optimal", "infeasible")
+        if ours["status"] == "optimal":
+            assert ours["objective"] == pytest.approx(theirs["objective"], abs=1e-6)
+    unbounded = FormulationBuilder()
+    x = unbounded.variables(1, ub=np.inf, integer=kind == "milp")
+    unbounded.rows(sp.csr_matrix(np.ones((1, 1))), x, lhs=1.0)
+    answer = _scipy_milp(pack(unbounded.build(-np.ones(1)), 30.0))
+    if kind == "lp":
+        assert answer["status"] == "unbounded"
+    else:                                   # HiGHS's MIP solver: "infeasible or unbounded", no proof either way
+        assert answer["status"] == "failed" and "unbounded" in answer["note"]
