@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from .. import console
 from ..deadline import Deadline
+from .._lazy import LazyChoices
 from ..errors import OptionError, OutputError, PathError
 from ..examples import read_json
 from ..files import file_kind, written_in_place
@@ -77,6 +78,21 @@ def add_json_argument(parser: argparse.ArgumentParser) -> None:
 def add_plot_argument(parser: argparse.ArgumentParser, what: str) -> None:
     add_output_argument(parser, "--plot", kind="figure", metavar="OUT.png", default=None,
                         help=f"{what}; the format is OUT's extension (png, pdf, svg, ...; PNG without one)")
+
+
+def add_solver_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, programmes: str) -> None:
+    """``--solver``, the same choices and words in every command that solves mathematical programmes (stormcf.solvers):
+    ``programmes`` names the command's."""
+    parser.add_argument("--solver", choices=LazyChoices("stormcf.solvers", "SOLVERS"), default="auto",
+                        metavar="SOLVER", help=f"the solver of {programmes}: %(choices)s (default auto: HiGHS for "
+                        "linear programmes, Gurobi, else SCIP, for bilinear ones; the pip licence of Gurobi allows "
+                        "about 2,000 variables and constraints)")
+
+
+def require_solver_used(args: argparse.Namespace, used: bool, where: str) -> None:
+    """Refuse a ``--solver`` the command would not use (it solves programmes only ``where``)."""
+    if args.solver != "auto" and not used:
+        raise OptionError(f"--solver {args.solver} applies to {where} only")
 
 
 def add_console_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from .._lazy import LazyChoices
-from .common import add_input_argument, add_json_argument, emit, positive_int
+from .common import add_input_argument, add_json_argument, add_solver_argument, emit, positive_int, require_solver_used
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,6 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--certify", choices=LazyChoices("stormcf.setcover.engines", "EXACT", ("lp",)), default=None,
                    metavar="ENGINE", help="bound the optimality gap of every answer: the LP relaxation or an exact "
                                           "engine (%(choices)s)")
+    add_solver_argument(p, "the certificates' programmes (--certify lp or milp)")
     add_json_argument(p)
     p.set_defaults(run=run)
 
@@ -25,9 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..report import Summary
     from ..setcover.data import LabelledAgents
+    from ..setcover.engines import PROGRAMMES
     from ..setcover.learn import Generator, evaluate
+    require_solver_used(args, args.certify in PROGRAMMES + ("lp",), "--certify lp and milp")
     metrics = evaluate(Generator.load(args.generator), LabelledAgents.load(args.data), args.top_k, args.certify,
-                       run=args.context)
+                       args.solver, run=args.context)
     width = max(len(k) for k in metrics)
     lines = [f"{key:<{width}}  {_shown(value)}" for key, value in metrics.items()]
     emit(Summary("setcover-evaluate", metrics, lines, notes=("exact match, valid rates and cost ratios are measured "

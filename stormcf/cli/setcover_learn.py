@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from .._lazy import LazyChoices
 from ..errors import OptionError
-from .common import add_input_argument, add_json_argument, add_output_argument, emit, non_negative_int, positive_int
+from .common import (add_input_argument, add_json_argument, add_output_argument, add_solver_argument, emit,
+                     non_negative_int, positive_int, require_solver_used)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "probabilistic (5 groups with their own actions, p_a = 0.4 .. 0.8; --p-a is then unused)")
     d.add_argument("--method", choices=LazyChoices("stormcf.setcover.family", "FAMILY_METHODS", ("milp",)),
                    default="storm", metavar="ENGINE", help="labelling engine: %(choices)s (default storm)")
+    add_solver_argument(d, "the milp engine's programmes (--method milp)")
     d.add_argument("--max-size", type=positive_int, default=3, help="drop CFEs with more actions (default 3)")
     d.add_argument("--seed", type=non_negative_int, default=0)
     add_output_argument(d, "--instance-out", metavar="INSTANCE.json", default=None, help="also write the instance")
@@ -119,14 +121,16 @@ def held_out_path(out: str) -> str:
 def run_data(args: argparse.Namespace) -> int:
     from ..report import Summary
     from ..setcover.data import generate, generate_grouped
+    from ..setcover.engines import PROGRAMMES
     from ..setcover.space import SpaceTooLarge
+    require_solver_used(args, args.method in PROGRAMMES, "--method milp")
     try:
         if args.groups:
             data = generate_grouped(args.groups, args.features, args.actions, args.p_f, args.draws, args.costs,
-                                    args.classifier, args.method, args.max_size, args.seed)
+                                    args.classifier, args.method, args.max_size, args.seed, args.solver)
         else:
             data = generate(args.features, args.actions, args.p_f, args.p_a, args.draws, args.costs,
-                            args.classifier, args.method, args.max_size, args.seed)
+                            args.classifier, args.method, args.max_size, args.seed, args.solver)
     except SpaceTooLarge as err:
         advice = "use fewer features or the MILP engine (--method milp)"
         raise OptionError(f"--features {args.features} (-n): {SpaceTooLarge(err.space, advice)}") from None

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import argparse
 
-from .._lazy import LazyChoices
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments,
-                     add_output_argument, add_plot_argument, batch_exit_code, emit, model_file, model_from_args,
-                     positive_int, require_single, run_batch_command, status_exit_code)
+                     add_output_argument, add_plot_argument, add_solver_argument, batch_exit_code, emit, model_file,
+                     model_from_args, positive_int, require_single, run_batch_command, status_exit_code)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,9 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     control.add_argument("--controllable-actions", metavar="A,B", help="only these PRISM actions may change")
     control.add_argument("--controllable-states", metavar="EXPR",
                          help="only states satisfying this label or PRISM expression may change")
-    p.add_argument("--solver", choices=LazyChoices("stormcf.counterfactual.solve", "SOLVERS"), default="auto",
-                   metavar="SOLVER",
-                   help="auto (exact special cases, else Gurobi, else SCIP), gurobi, scip, highs")
+    add_solver_argument(p, "the d0 MILP and the MIQCQP (auto: the exact special cases first, the d0 MILP on HiGHS "
+                           "and SCIP side by side)")
     p.add_argument("--diverse", type=positive_int, default=1, metavar="N", help="compute N diverse counterfactuals")
     p.add_argument("--diversity-weight", type=float, default=2.0, metavar="LAMBDA", help="λ (default 2)")
     p.add_argument("--epsilon", type=float, default=None, metavar="E",

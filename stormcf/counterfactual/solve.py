@@ -33,7 +33,7 @@ from ..errors import SolverError, TimeLimitReached
 from ..interrupt import Interrupted
 from ..reachability import can_reach
 from ..run import Run
-from ..solvers import LicenceLimitError, available, backend
+from ..solvers import SOLVERS, LicenceLimitError, available, backend
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
 from .analysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
@@ -45,7 +45,6 @@ from .programs import miqcqp_program
 from .result import CounterfactualResult, novelty
 from .stages import d0_stage, dinf_stage, miqcqp_stage
 
-SOLVERS = ("auto", "gurobi", "scip", "highs")
 #: the default time limit (seconds) of a counterfactual search: the MIQCQP is anytime, with no natural end
 TIME_LIMIT = 600.0
 #: relative margin of a strict bound P<γ

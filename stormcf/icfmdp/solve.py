@@ -69,7 +69,7 @@ def _solve(problem: ICFMDPProblem, settings: ICFMDPSettings, deadline: Run) -> I
     settings.require_memory(problem.model)
     timings: dict[str, float] = {}
     opt, reward = problem.optimization, problem.reward
-    ic = interval_cfmdp(problem.path, problem.assumptions, settings.bounds, run=deadline)
+    ic = interval_cfmdp(problem.path, problem.assumptions, settings.bounds, solver=settings.solver, run=deadline)
     deadline.check("the interval counterfactual MDP's bounds")
     timings["icfmdp"] = ic.seconds
     tick = time.perf_counter()

@@ -39,11 +39,13 @@ class RecourseData:
 
 @dataclass(frozen=True)
 class RecourseSettings:
-    """The GA's settings, and what Storm adds (the exact least cost, the achievable set)."""
+    """The GA's settings, what Storm adds (the exact least cost, the achievable set), and the solver of the LPs
+    that test the plans against the achievable set (:data:`stormcf.solvers.SOLVERS`)."""
 
     ga: BRKGASettings = BRKGASettings()
     exact: bool = True
     achievable: bool = False
+    solver: str = "auto"
 
 
 class SequentialRecourse(Analysis):
@@ -69,4 +71,4 @@ class SequentialRecourse(Analysis):
 
     def solve(self, problem: RecourseProblem | PrismRecourse, run: Run) -> RecourseResult:
         s = self.settings
-        return solve_recourse(problem, s.ga, exact=s.exact, achievable=s.achievable, run=run)
+        return solve_recourse(problem, s.ga, exact=s.exact, achievable=s.achievable, solver=s.solver, run=run)

@@ -278,10 +278,11 @@ def _require_consistent(instance: SetCoverInstance, X: np.ndarray, labels: np.nd
 
 
 def label(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", max_size: int = 3,
-          drop_ties: bool = True, group: str | None = None) -> LabelledAgents:
-    """Label agents (of ``group``: with its actions) with their canonical optimum; drop infeasible ones, ties
-    (``drop_ties``) and sets larger than ``max_size``. ``info`` records how many were dropped and the timings."""
-    labels = label_agents(instance, X, method, group)
+          drop_ties: bool = True, group: str | None = None, solver: str = "auto") -> LabelledAgents:
+    """Label agents (of ``group``: with its actions) with their canonical optimum (``method`` ``milp`` on
+    ``solver``); drop infeasible ones, ties (``drop_ties``) and sets larger than ``max_size``. ``info`` records how
+    many were dropped and the timings."""
+    labels = label_agents(instance, X, method, group, solver)
     sizes = np.array([len(a) for a in labels.actions])
     feasible = np.isfinite(labels.values)
     tied = labels.tied
@@ -325,9 +326,10 @@ def _key(actions: tuple[int, ...]) -> str:
 
 def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.5, draws: int = 100_000,
              costs: str = "real", thresholds: str = "ones", method: str = "storm", max_size: int = 3,
-             seed: int = 0) -> LabelledAgents:
-    """The paper's data set: instance, agent pool, labels (see the module docstring). Refuses probabilities outside
-    [0, 1], an empty pool (no negative agent drawn) and a data set where no agent keeps a label."""
+             seed: int = 0, solver: str = "auto") -> LabelledAgents:
+    """The paper's data set: instance, agent pool, labels (see the module docstring; ``method`` ``milp`` on
+    ``solver``). Refuses probabilities outside [0, 1], an empty pool (no negative agent drawn) and a data set where
+    no agent keeps a label."""
     for name, p in (("feature probability p_f", p_f), ("effect probability p_a", p_a)):
         if not 0 <= p <= 1:                                    # also NaN
             raise OptionError(f"the {name} must be in [0, 1], got {p!r}")
@@ -339,7 +341,7 @@ def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.
     X, distinct = _drawn_pool(instance, draws, p_f, seed + 1)
     if len(X) == 0:
         raise OptionError(f"none of the {draws} agents drawn with p_f={p_f:g} is negative: nothing to label")
-    data = label(instance, X, method, max_size)
+    data = label(instance, X, method, max_size, solver=solver)
     if len(data) == 0:
         info = data.info
         raise OptionError(f"no agent keeps a label: of {info['agents']} negative agents, {info['infeasible']} have no "
@@ -352,14 +354,14 @@ def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.
 
 def generate_grouped(grouping: str, n: int = 20, actions: int = 100, p_f: float = 0.68, draws: int = 100_000,
                      costs: str = "real", thresholds: str = "ones", method: str = "storm", max_size: int = 3,
-                     seed: int = 0) -> LabelledAgents:
+                     seed: int = 0, solver: str = "auto") -> LabelledAgents:
     """Table 4's grouped data set (:func:`grouped_instance`): the agent pool, each agent in a group drawn
     uniformly, labelled with its group's actions; ``info["per_group"]`` has each group's counts."""
     require_memory(4 * 8 * n * (len(GROUP_P_A) * actions + draws), f"{draws} agents of {n} features")
     instance = grouped_instance(n, grouping, actions, costs, thresholds, seed)
     X, distinct = _drawn_pool(instance, draws, p_f, seed + 1)
     assigned = np.random.default_rng(seed + 2).integers(0, len(GROUP_P_A), len(X))
-    parts = [label(instance, X[assigned == g], method, max_size, group=name)
+    parts = [label(instance, X[assigned == g], method, max_size, group=name, solver=solver)
              for g, name in enumerate(group_names(instance))]
     keys = ("agents", "infeasible", "tied", "too_large", "kept", "family_states", "family_choices")
     info = {key: sum(p.info[key] for p in parts) for key in keys}

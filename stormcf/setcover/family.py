@@ -50,18 +50,19 @@ class FamilyLabels:
         return np.array([u is not None and not u for u in self.unique], dtype=bool)
 
 
-def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", group: str | None = None
-                 ) -> FamilyLabels:
+def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", group: str | None = None,
+                 solver: str = "auto") -> FamilyLabels:
     """Label the agents ``X`` (one per row) with their canonical optimal CFE.
 
-    ``storm``/``dp``: one family MDP (one Storm call); any other exact engine: one call per agent."""
+    ``storm``/``dp``: one family MDP (one Storm call); any other exact engine: one call per agent (``milp`` on the
+    solver chosen by name)."""
     X = instance.agents(X)
     if group is not None and method in FAMILY_METHODS:
         return _within_group(instance, X, method, group)
     if method not in FAMILY_METHODS:
         if method not in EXACT:
             raise SolverError(f"labelling needs an exact engine: {', '.join(EXACT)}; got '{method}'")
-        return _per_agent(instance, X, method, group)
+        return _per_agent(instance, X, method, group, solver)
     if instance.ordered:
         raise SolverError("labelling data sets of CFE sets needs an instance without preconditions")
     start = time.perf_counter()
@@ -124,7 +125,8 @@ def _read_sets(instance: SetCoverInstance, X: np.ndarray, group: str | None, tra
     return values, actions, unique
 
 
-def _per_agent(instance: SetCoverInstance, X: np.ndarray, method: str, group: str | None) -> FamilyLabels:
+def _per_agent(instance: SetCoverInstance, X: np.ndarray, method: str, group: str | None,
+               solver: str) -> FamilyLabels:
     start = time.perf_counter()
     values, actions, unique = np.zeros(len(X)), [], []
     for k, x in enumerate(X):
@@ -133,7 +135,7 @@ def _per_agent(instance: SetCoverInstance, X: np.ndarray, method: str, group: st
             actions.append(())
             unique.append(True)
             continue
-        solution = run_engine(problem, method)
+        solution = run_engine(problem, method, solver)
         values[k] = solution.value
         actions.append(solution.actions)
         unique.append(solution.unique)

@@ -715,9 +715,11 @@ class Guaranteed:
     gap: float | None = None
 
 
-def guarantee(problem: SetCoverProblem, candidates: list[tuple[int, ...]], certify: str | None = None) -> Guaranteed:
+def guarantee(problem: SetCoverProblem, candidates: list[tuple[int, ...]], certify: str | None = None,
+              solver: str = "auto") -> Guaranteed:
     """The cheapest valid candidate; if none is valid, the first one repaired (greedy completion from it, then
-    reverse delete). ``certify``: ``"lp"`` (LP relaxation bound) or an exact engine name (exact gap)."""
+    reverse delete). ``certify``: ``"lp"`` (LP relaxation bound) or an exact engine name (exact gap); ``solver``
+    solves the LP or the ``milp`` engine's programmes."""
     inst = problem.instance
     usable = [c for c in candidates if all(problem.available[list(c)])] if candidates else []
     valid = [c for c in usable if inst.is_valid(problem.agent, c)]
@@ -733,7 +735,7 @@ def guarantee(problem: SetCoverProblem, candidates: list[tuple[int, ...]], certi
     cost = inst.cost(actions)
     bound = gap = None
     if certify is not None:
-        bound = lp_bound(problem) if certify == "lp" else run_engine(problem, certify).value
+        bound = lp_bound(problem, solver) if certify == "lp" else run_engine(problem, certify, solver).value
         gap = 0.0 if cost <= bound + TIE_TOLERANCE * max(1.0, bound) else (cost / bound - 1 if bound > 0 else math.inf)
     return Guaranteed(tuple(actions), cost, raw, raw_valid, repaired, bound, gap)
 
@@ -764,13 +766,13 @@ def _exact_facts(exact: np.ndarray, test: LabelledAgents) -> dict[str, Any]:
 
 
 def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify: str | None = None,
-             run: Run | None = None) -> dict[str, Any]:
+             solver: str = "auto", run: Run | None = None) -> dict[str, Any]:
     """The paper's exact match with its 95% interval (per CFE size and group too, :func:`exact_match`), and what
     the paper does not report (notes §5.5.1): valid rate, the share of feasible mistakes, cost ratios of the valid
     predictions, the optimal rate and cost ratios after the guarantees (validate, top-k by validity and cost,
     repair; ``run``, default unlimited, shows their progress and bounds them), and the inference latency. The
     full-action generators' exact match compares effect vectors (the paper's); ``snapped_exact_match`` compares the
-    catalogue actions they snap to."""
+    catalogue actions they snap to. ``certify`` and ``solver``: see :func:`guarantee`."""
     inst = test.instance
     generator.check_fits(inst)
     start = time.perf_counter()
@@ -790,7 +792,7 @@ def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify
     kept = []
     for x, c, g in run.progress(zip(test.X, candidates, groups), total=len(test.X), desc="guarantees", unit="agent"):
         run.check("the guarantees")
-        kept.append(guarantee(SetCoverProblem(inst, x, g), c, certify))
+        kept.append(guarantee(SetCoverProblem(inst, x, g), c, certify, solver))
     wrap = (time.perf_counter() - start) / max(1, len(test))
     cost = np.array([g.cost for g in kept])
     after = cost / np.maximum(test.cost, 1e-300)

@@ -3,7 +3,8 @@
 Storm's re-check.
 
 1. the engine (``bnb``, the default, ``dp``, ``milp``, ``storm``, ``bruteforce``; ``greedy`` as the baseline) finds
-   each agent's canonical set;
+   each agent's canonical set (``milp`` on the solver chosen by name, :data:`stormcf.solvers.SOLVERS`, which also
+   solves the LP bound of a greedy answer);
 2. Storm computes ``Rmin=? [F "goal"]`` on each agent's projected MDP (built from arrays, reduced to the actions
    providing each state's pivot feature, parallel choices merged; see :meth:`Transitions.explicit_model`): the
    optimum, compared with the engine's (a disagreement is refused). The projected MDPs of a batch sit side by side
@@ -37,18 +38,19 @@ from .space import STATE_LIMIT
 PLAN_COST = 'R{"cost"}=? [F "goal"]'
 
 
-def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True, *,
-                   run: Run | None = None, time_limit: float | None = None) -> SetCoverResult:
+def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True,
+                   solver: str = "auto", *, run: Run | None = None, time_limit: float | None = None) -> SetCoverResult:
     """The optimal counterfactual explanation of one agent (or the greedy baseline's), checked by Storm within
-    ``run`` (or a new one of ``time_limit`` seconds)."""
-    result, = solve_setcovers([problem], method, verify, run=run, time_limit=time_limit)
+    ``run`` (or a new one of ``time_limit`` seconds); ``solver`` solves the programmes (the ``milp`` engine, LP
+    bounds)."""
+    result, = solve_setcovers([problem], method, verify, solver, run=run, time_limit=time_limit)
     if isinstance(result, BaseException):
         raise result
     return result
 
 
-def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_METHOD, verify: bool = True, *,
-                    run: Run | None = None, time_limit: float | None = None
+def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_METHOD, verify: bool = True,
+                    solver: str = "auto", *, run: Run | None = None, time_limit: float | None = None
                     ) -> list[SetCoverResult | StormcfError | VerificationFailure | Interrupted]:
     """The optimal counterfactual explanations of many agents (any instances), each checked by Storm as
     :func:`solve_setcover` checks one, with one Storm call for the optima of all of them and one for all plans
@@ -65,7 +67,7 @@ def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_M
             try:
                 deadline.check(f"the {method} engine")
                 solution = (EngineSolution((), (), 0.0, True, True) if problem.positive
-                            else run_engine(problem, method))
+                            else run_engine(problem, method, solver))
                 deadline.check(f"the {method} engine")
             except (StormcfError, Interrupted) as err:
                 outcomes[k] = err
@@ -74,8 +76,11 @@ def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_M
         if verify:
             _certify_optima(solved, method)
             _certify_plans([agent for agent in solved if agent.solution.feasible])
-    for agent in solved:
-        outcomes[agent.index] = agent.result(method, verify)
+        for agent in solved:
+            try:
+                outcomes[agent.index] = agent.result(method, verify, solver)
+            except (StormcfError, Interrupted) as err:      # the LP bound of a suboptimal answer
+                outcomes[agent.index] = err
     return outcomes
 
 
@@ -98,7 +103,7 @@ class _Agent:
         except VerificationFailure as err:
             self.error = self.error or err
 
-    def result(self, method: str, verify: bool) -> SetCoverResult | VerificationFailure:
+    def result(self, method: str, verify: bool, solver: str) -> SetCoverResult | VerificationFailure:
         if self.error is not None:
             return self.error
         problem, solution = self.problem, self.solution
@@ -107,7 +112,7 @@ class _Agent:
         if not verify and not solution.optimal:
             self.notes.append("not checked by Storm (verify=False)")
         status = _status(problem, solution, cost, optimum)
-        lower = lp_bound(problem) if status == "suboptimal" and optimum is None else None
+        lower = lp_bound(problem, solver) if status == "suboptimal" and optimum is None else None
         if problem.instance.stochastic:
             self.notes.append("stochastic effects: the cost is the expected cost of repeating each action until it "
                               "succeeds")

@@ -34,10 +34,12 @@ class InstanceFile:
 
 @dataclass(frozen=True)
 class SetCoverSettings:
-    """The engine, and the group of agents whose item names none."""
+    """The engine, the group of agents whose item names none, and the solver of the programmes (the ``milp``
+    engine's, the LP bound of a greedy answer; :data:`stormcf.solvers.SOLVERS`)."""
 
     method: str = DEFAULT_METHOD
     group: str | None = None
+    solver: str = "auto"
 
 
 class SetCoverExplanation(Analysis):
@@ -58,7 +60,7 @@ class SetCoverExplanation(Analysis):
         return SetCoverProblem(instance, instance.agent(data, where), group)
 
     def solve(self, problem: SetCoverProblem, run: Run) -> SetCoverResult:
-        return solve_setcover(problem, self.settings.method, run=run)
+        return solve_setcover(problem, self.settings.method, solver=self.settings.solver, run=run)
 
     def solve_many(self, problems: Sequence[SetCoverProblem], run: Run) -> list:
-        return solve_setcovers(problems, self.settings.method, run=run)
+        return solve_setcovers(problems, self.settings.method, solver=self.settings.solver, run=run)
