@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import storm
+from ..deadline import Deadline
 from ..errors import SolverError
 from ..model import ExplicitModel
 from ..solvers import Formulation, FormulationBuilder, solve
@@ -177,11 +178,12 @@ def solve_storm(problem: SetCoverProblem) -> EngineSolution:
 
 
 # ==================================================================================================== branch and bound
-def solve_bnb(problem: SetCoverProblem) -> EngineSolution:
-    """Best-first branch and bound over covers with LP-price bounds after dominance (:mod:`.branch`): every tied
-    optimum is a leaf, so the canonical set and uniqueness come from the leaves."""
+def solve_bnb(problem: SetCoverProblem, deadline: Deadline | None = None) -> EngineSolution:
+    """Best-first branch and bound over covers with LP-price bounds after dominance (:mod:`.branch`), within
+    ``deadline`` (default: unlimited): every tied optimum is a leaf, so the canonical set and uniqueness come from
+    the leaves."""
     covering = Covering.of(problem)
-    leaves = search(covering)
+    leaves = search(covering, deadline if deadline is not None else Deadline(None))
     if not leaves:
         return infeasible()
     inst = problem.instance
@@ -351,13 +353,17 @@ ENGINES = {"bnb": solve_bnb, "dp": solve_dp, "milp": solve_milp, "storm": solve_
            "bruteforce": solve_bruteforce, "greedy": solve_greedy}
 
 
-def run_engine(problem: SetCoverProblem, method: str, solver: str = "auto") -> EngineSolution:
+def run_engine(problem: SetCoverProblem, method: str, solver: str = "auto",
+               deadline: Deadline | None = None) -> EngineSolution:
     """Solve one agent with the engine ``method`` (the problem is negative; see :func:`solve.solve_setcover`); the
-    engines of :data:`PROGRAMMES` solve their programmes with ``solver`` (``stormcf.solvers.SOLVERS``)."""
+    engines of :data:`PROGRAMMES` solve their programmes with ``solver`` (``stormcf.solvers.SOLVERS``), branch and
+    bound searches within ``deadline`` (default: unlimited)."""
     if method not in ENGINES:
         raise SolverError(f"unknown method '{method}': use one of {', '.join(METHODS)}")
     if problem.instance.ordered and method not in ORDERED:
         raise SolverError(f"{problem.instance.source}: actions with preconditions (requires) make the order matter; "
                           f"method '{method}' solves sets only: use {' or '.join(ORDERED)}")
+    if method == "bnb":
+        return solve_bnb(problem, deadline)
     return ENGINES[method](problem, solver) if method in PROGRAMMES else ENGINES[method](problem)
 

@@ -67,7 +67,7 @@ def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_M
             try:
                 deadline.check(f"the {method} engine")
                 solution = (EngineSolution((), (), 0.0, True, True) if problem.positive
-                            else run_engine(problem, method, solver))
+                            else run_engine(problem, method, solver, deadline))
                 deadline.check(f"the {method} engine")
             except (StormcfError, Interrupted) as err:
                 outcomes[k] = err
