@@ -7,7 +7,7 @@ import math
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .. import console
 from ..deadline import Deadline
@@ -288,6 +288,26 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def probability(text: str) -> float:
+    """A number in [0, 1]."""
+    return _number_in(text, lambda value: 0 <= value <= 1, "a probability in [0, 1]")
+
+
+def share(text: str) -> float:
+    """A fraction strictly between 0 and 1."""
+    return _number_in(text, lambda value: 0 < value < 1, "a share in (0, 1)")
+
+
+def _number_in(text: str, inside: Callable[[float], bool], what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not inside(value):                                   # also NaN
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
+
+
 def _bounded_int(text: str, low: int, what: str) -> int:
     try:
         value = int(text)
@@ -357,9 +377,12 @@ def run_on_paths(args: argparse.Namespace, analysis: Analysis,
 
 
 def run_single(args: argparse.Namespace, analysis: Analysis, shared, data, where: str | None,
-               plot: Callable[[Report, str], str] | None = None) -> int:
-    """One item of an analysis: the result shown (:func:`emit`) and its exit code (:func:`status_exit_code`)."""
+               plot: Callable[[Report, str], str] | None = None, save: Callable[[Any], None] | None = None) -> int:
+    """One item of an analysis: the files of its result written (``save(result)``: a data set, a trained
+    generator), the result shown (:func:`emit`) and its exit code (:func:`status_exit_code`)."""
     result = analysis(shared, data, where, args.context)
+    if save is not None:
+        save(result)
     emit(result, args, plot=plot)
     return status_exit_code(result)
 

@@ -631,7 +631,7 @@ def fa_targets(instance: SetCoverInstance, actions: list[tuple[int, ...]]) -> np
 
 
 # ==================================================================================================== augmentation
-def augment(data: LabelledAgents, target: int = 20, seed: int = 0) -> LabelledAgents:
+def augment(data: LabelledAgents, target: int = 20, seed: int = 0, run: Run | None = None) -> LabelledAgents:
     """Algorithm 1 with a target (notes §2.4): every CFE I seen fewer than ``target`` times gets worse-off agents,
     derived from its agents by lowering features I over-covers,
 
@@ -641,21 +641,24 @@ def augment(data: LabelledAgents, target: int = 20, seed: int = 0) -> LabelledAg
     random draw each per round, for at most ``AUGMENT_ROUNDS`` rounds per agent it lacks (a CFE whose agents have
     few features to lower stays under the target). I stays valid for aug, and any CFE valid for aug is valid for
     x >= aug, so a (unique) optimum of x stays the (unique) optimum of aug. New agents already in the data are
-    skipped. Apply it to training data only."""
+    skipped. Apply it to training data only. ``run`` (default: unlimited) shows the progress over the rare CFEs and
+    is checked between them."""
     inst = data.instance
+    run = run if run is not None else Run()
     rng = np.random.default_rng(seed)
     X = data.X.astype(np.int64)
     rows_of: dict[tuple[int, ...], list[int]] = {}
     for r, cfe in enumerate(data.actions):
         rows_of.setdefault(tuple(cfe), []).append(r)
+    rare = [(cfe, rows) for cfe, rows in rows_of.items() if len(rows) < target]
     seen = {x.tobytes() for x in X}
     new_rows: list[int] = []
     new_X: list[np.ndarray] = []
-    for cfe, rows in rows_of.items():
-        if len(rows) < target:
-            added = _worse_off_agents(inst, X[rows], cfe, target - len(rows), seen, rng)
-            new_X.extend(agent for _, agent in added)
-            new_rows.extend(rows[i] for i, _ in added)
+    for cfe, rows in run.progress(rare, desc=f"augmenting the CFEs seen fewer than {target} times", unit="CFE"):
+        run.check("the augmentation")
+        added = _worse_off_agents(inst, X[rows], cfe, target - len(rows), seen, rng)
+        new_X.extend(agent for _, agent in added)
+        new_rows.extend(rows[i] for i, _ in added)
     if not new_X:
         return data
     info = dict(data.info, augmented=len(new_X))
@@ -775,22 +778,25 @@ def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify
     catalogue actions they snap to. ``certify`` and ``solver``: see :func:`guarantee`."""
     inst = test.instance
     generator.check_fits(inst)
-    start = time.perf_counter()
-    candidates = generator.predict(test.X, inst, top_k=max(1, top_k))
-    latency = (time.perf_counter() - start) / max(1, len(test))
-    raw = [c[0] for c in candidates]
-    snapped = np.array([r == a for r, a in zip(raw, test.actions)], dtype=bool)
-    exact = generator.exact_matches(test.X, test.actions, inst) if generator.kind in FULL_ACTION else snapped
-    names = group_names(inst)
-    groups = [names[g] for g in test.groups] if test.groups is not None else [None] * len(test)
-    valid = np.array([inst.is_valid(x, r) and bool(np.all(inst.available(g)[list(r)]))
-                      for x, r, g in zip(test.X, raw, groups)], dtype=bool)
-    raw_cost = np.array([inst.cost(r) for r in raw])
+    run = run if run is not None else Run()
+    with run.activity(f"the predictions for {len(test):,} agents"):
+        start = time.perf_counter()
+        candidates = generator.predict(test.X, inst, top_k=max(1, top_k))
+        latency = (time.perf_counter() - start) / max(1, len(test))
+        raw = [c[0] for c in candidates]
+        snapped = np.array([r == a for r, a in zip(raw, test.actions)], dtype=bool)
+        exact = generator.exact_matches(test.X, test.actions, inst) if generator.kind in FULL_ACTION else snapped
+        names = group_names(inst)
+        groups = [names[g] for g in test.groups] if test.groups is not None else [None] * len(test)
+        valid = np.array([inst.is_valid(x, r) and bool(np.all(inst.available(g)[list(r)]))
+                          for x, r, g in zip(test.X, raw, groups)], dtype=bool)
+        raw_cost = np.array([inst.cost(r) for r in raw])
+    run.check("the predictions")
     ratio = raw_cost[valid] / np.maximum(test.cost[valid], 1e-300)
     start = time.perf_counter()
-    run = run if run is not None else Run()
     kept = []
-    for x, c, g in run.progress(zip(test.X, candidates, groups), total=len(test.X), desc="guarantees", unit="agent"):
+    what = "guarantees" + (f", certified by {certify}" if certify is not None else "")
+    for x, c, g in run.progress(zip(test.X, candidates, groups), total=len(test.X), desc=what, unit="agent"):
         run.check("the guarantees")
         kept.append(guarantee(SetCoverProblem(inst, x, g), c, certify, solver))
     wrap = (time.perf_counter() - start) / max(1, len(test))

@@ -25,6 +25,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from ..deadline import Deadline
 from ..errors import SolverError
 from ..limits import require_memory
 from ..model import ExplicitModel, RewardModel
@@ -153,8 +154,9 @@ class StateSpace:
         return out
 
     # ------------------------------------------------------------------------------------------------ graph
-    def reachable(self, sources: np.ndarray, limit: int = STATE_LIMIT) -> "Transitions":
-        """The states reachable from the codes ``sources`` and the successor table (breadth-first, by frontier).
+    def reachable(self, sources: np.ndarray, limit: int = STATE_LIMIT, run: Deadline | None = None) -> "Transitions":
+        """The states reachable from the codes ``sources`` and the successor table (breadth-first, by frontier;
+        ``run``, when given, is checked between chunks).
 
         At most ``limit`` states and :data:`CHOICE_LIMIT` state-action pairs (the tables of :class:`Transitions`
         hold about 26 bytes per pair); each frontier is expanded in chunks of :data:`EXPANSION_CHUNK` pairs, so the
@@ -173,6 +175,8 @@ class StateSpace:
             found: list[np.ndarray] = []
             pending = 0                                   # new codes found in this level so far (an upper bound)
             for start in range(0, frontier.size, rows):
+                if run is not None:
+                    run.check("the search of reachable states")
                 part = frontier[start:start + rows]
                 nxt = np.unique(np.where(self.enabled(part), self.successors(part), part[:, None]))
                 if self.dense:

@@ -326,7 +326,7 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
     if best is None:
         if stopped == "interrupted":
             raise Interrupted
-        raise TimeLimitReached(f"the time limit was reached before the first epoch of the {kind} generator "
+        raise TimeLimitReached(f"{deadline.limit} was reached before the first epoch of the {kind} generator "
                                f"finished; nothing was saved")
     best.info.update(epochs=len(history), best_epoch=best_epoch, validation_exact_match=best_score,
                      stopped=stopped, seconds=time.perf_counter() - start, train_agents=len(train_rows),
