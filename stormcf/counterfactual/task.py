@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..analysis import Analysis
-from ..batch.run import Item
 from ..deadline import Deadline
 from ..errors import StrategyError
+from ..items import Item
 from ..model import ExplicitModel
 from ..strategy import Strategy
 from .problem import CounterfactualProblem

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..analysis import Analysis
-from ..batch.run import FilePin
 from ..deadline import Deadline
 from ..errors import StateError
+from ..items import FilePin
 from .data import load_instance
 from .engines import DEFAULT_METHOD
 from .problem import SetCoverInstance, SetCoverProblem
@@ -19,7 +19,7 @@ from .solve import solve_setcover, solve_setcovers
 @dataclass(frozen=True)
 class InstanceFile:
     """A set-cover instance file (JSON, or a labelled data set ``.npz``): what a batch worker loads once (the file
-    pinned by :class:`~stormcf.batch.run.FilePin` where the batch starts)."""
+    pinned by :class:`~stormcf.items.FilePin` where the batch starts)."""
 
     path: str
     pin: FilePin | None = None
