@@ -59,10 +59,12 @@ class Deadline:
         seconds: the budget from now (less ``elapsed``); ``None`` for no limit.
         clock: the clock (seconds, monotonic); ``time.perf_counter`` by default.
         elapsed: seconds already spent (a command's: since its process started, :func:`process_age`).
+        limit: what the limit is, in the words of the messages that say it was reached (default: "the time limit
+            of 10 s"; a batch item's: "the batch's time limit of 600 s").
     """
 
     def __init__(self, seconds: float | None = None, *, clock: Callable[[], float] = time.perf_counter,
-                 elapsed: float = 0.0) -> None:
+                 elapsed: float = 0.0, limit: str | None = None) -> None:
         if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
             raise StormcfError(f"the time limit must be a positive number of seconds, got {seconds!r}")
         self._clock = clock
@@ -70,6 +72,7 @@ class Deadline:
         self.start = clock() - elapsed                 # a command's deadline counts from the process's start
         self.end = math.inf if seconds is None else self.start + float(seconds)
         self.timings: dict[str, float] = defaultdict(float)
+        self._limit = limit
 
     @classmethod
     def of(cls, limit: "Deadline | float | None") -> "Deadline":
@@ -95,14 +98,23 @@ class Deadline:
         return math.inf if not self.limited else time.time() + self.end - self._clock()
 
     @classmethod
-    def until(cls, wall_time: float) -> "Deadline":
-        """The deadline that ends at the wall-clock time ``wall_time`` (from :meth:`until_time` in another process)."""
-        return cls(None) if not math.isfinite(wall_time) else cls(max(wall_time - time.time(), 1e-3))
+    def until(cls, wall_time: float, limit: str | None = None) -> "Deadline":
+        """The deadline that ends at the wall-clock time ``wall_time`` (from :meth:`until_time` in another process;
+        expired already when that has passed); ``limit`` names it in messages."""
+        deadline = cls(None, limit=limit)
+        if math.isfinite(wall_time):
+            deadline.end = deadline.start + wall_time - time.time()
+        return deadline
 
     @property
     def seconds(self) -> float:
         """The whole budget (``inf`` when unlimited)."""
         return self.end - self.start
+
+    @property
+    def limit(self) -> str:
+        """The limit in a message's words: "the time limit of 10 s", or the words it was made with."""
+        return self._limit or f"the time limit of {max(self.seconds, 0.0):g} s"
 
     @property
     def limited(self) -> bool:
@@ -144,12 +156,17 @@ class Deadline:
         if self.interrupted:
             raise interrupt.Interrupted
         if self.expired:
-            raise TimeLimitReached(f"the time limit of {self.seconds:g} s was reached during {what}")
+            raise self.reached(what)
+
+    def reached(self, what: str) -> TimeLimitReached:
+        """The error saying that this deadline's limit (:attr:`limit`) was reached during ``what``."""
+        return TimeLimitReached(f"{self.limit} was reached during {what}")
 
     def sub(self, seconds: float | None = None, fraction: float | None = None,
-            until: Callable[[], bool] | None = None) -> "Deadline":
+            until: Callable[[], bool] | None = None, limit: str | None = None) -> "Deadline":
         """A sub-budget starting now: at most ``seconds``, at most ``fraction`` of the time left, never past this
-        deadline, and over as soon as ``until()`` is true. It shares this deadline's timings."""
+        deadline, and over as soon as ``until()`` is true. It shares this deadline's timings. Its messages name
+        this deadline's limit when this deadline ends it, else ``limit`` (default: its own seconds)."""
         child = Deadline.__new__(Deadline)
         child._clock, child.start, child.timings = self._clock, self._clock(), self.timings
         parent = self._until
@@ -160,6 +177,7 @@ class Deadline:
         if fraction is not None and math.isfinite(self.end):
             end = min(end, child.start + fraction * max(self.end - child.start, 0.0))
         child.end = end
+        child._limit = self.limit if end >= self.end else limit
         return child
 
     @contextmanager
