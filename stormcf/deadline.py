@@ -61,7 +61,8 @@ class Deadline:
         seconds: the budget from now (less ``elapsed``); ``None`` for no limit.
         clock: the clock (seconds, monotonic); ``time.perf_counter`` by default.
         elapsed: seconds already spent (a command's: since its process started, :func:`process_age`).
-        limit: the limit in the user's words, for messages (default: "the time limit of S s").
+        limit: the limit in the user's words, for messages that say it was reached (default: "the time limit of
+            10 s"; a batch item's: "the batch's time limit of 600 s").
     """
 
     #: the longest time limit accepted (about 31.7 years): Python's timers overflow beyond 2^63 ns (9.2e9 s)
@@ -82,16 +83,25 @@ class Deadline:
         return math.inf if not self.limited else time.time() + self.end - self._clock()
 
     @classmethod
+    @classmethod
     def until(cls: type[D], wall_time: float, limit: str | None = None, **context) -> D:
-        """The deadline that ends at the wall-clock time ``wall_time`` (from :meth:`until_time` in another
-        process), named in messages as ``limit`` (the limit the user gave, not what was left of it)."""
-        seconds = None if not math.isfinite(wall_time) else max(wall_time - time.time(), 1e-3)
-        return cls(seconds, limit=limit, **context)
+        """The deadline that ends at the wall-clock time ``wall_time`` (from :meth:`until_time` in another process;
+        expired already when that has passed), named in messages as ``limit`` (the limit the user gave, not what
+        was left of it)."""
+        deadline = cls(None, limit=limit or "the time limit", **context)
+        if math.isfinite(wall_time):
+            deadline.end = deadline.start + wall_time - time.time()
+        return deadline
 
     @property
     def seconds(self) -> float:
         """The whole budget (``inf`` when unlimited)."""
         return self.end - self.start
+
+    @property
+    def limit(self) -> str:
+        """The limit in a message's words: "the time limit of 10 s", or the words it was made with."""
+        return self._limit or f"the time limit of {max(self.seconds, 0.0):g} s"
 
     @property
     def limited(self) -> bool:
@@ -133,7 +143,11 @@ class Deadline:
         if self.interrupted:
             raise interrupt.Interrupted
         if self.expired:
-            raise TimeLimitReached(f"{self.limit} was reached during {what}")
+            raise self.reached(what)
+
+    def reached(self, what: str) -> TimeLimitReached:
+        """The error saying that this deadline's limit (:attr:`limit`) was reached during ``what``."""
+        return TimeLimitReached(f"{self.limit} was reached during {what}")
 
     def sub(self: D, seconds: float | None = None, fraction: float | None = None,
             until: Callable[[], bool] | None = None, limit: str | None = None) -> D:
@@ -152,6 +166,7 @@ class Deadline:
         if fraction is not None and math.isfinite(self.end):
             end = min(end, child.start + fraction * max(self.end - child.start, 0.0))
         child.end = end
+        child._limit = self.limit if end >= self.end else limit
         return child
 
     def _child(self: D) -> D:

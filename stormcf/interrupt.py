@@ -102,10 +102,12 @@ def temporary_directory(prefix: str = "stormcf-") -> Iterator[Path]:
             untrack_path(name)
 
 
-def die_with_parent() -> None:
+def die_with_parent(ignore_ctrl_c: bool = True) -> None:
     """In a child process (``preexec_fn`` of :class:`subprocess.Popen`, or after ``os.fork``): ask the kernel to kill
-    it when its parent dies (Linux ``PR_SET_PDEATHSIG``), and ignore the terminal's Ctrl-C (the parent decides)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    it when its parent dies (Linux ``PR_SET_PDEATHSIG``), and ignore the terminal's Ctrl-C (the parent decides)
+    unless ``ignore_ctrl_c`` is False."""
+    if ignore_ctrl_c:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)     # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):
@@ -115,13 +117,23 @@ def die_with_parent() -> None:
 def clean_up() -> None:
     """Kill the tracked child processes and remove the tracked temporary files: before the process ends without
     Python's clean-up (the watchdog, the outer time limit, Storm work abandoned in a thread)."""
+    _kill_children()
+    _remove_paths()
+
+
+def _kill_children() -> None:
     with _lock:
-        children, paths = list(_children), list(_paths)
+        children = list(_children)
     for pid in children:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+def _remove_paths() -> None:
+    with _lock:
+        paths = list(_paths)
     for path in paths:
         if path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
@@ -129,14 +141,40 @@ def clean_up() -> None:
             path.unlink(missing_ok=True)
 
 
-def _end_process(code: int, word: str) -> None:
-    """End the process now: children killed, temporary files removed, one line on stderr."""
-    clean_up()
+#: what the running command writes when the process is ended from outside its main thread (:func:`last_words`)
+_last_words: list[Callable[[int], str | None]] = []
+
+
+@contextmanager
+def last_words(say: Callable[[int], str | None]) -> Iterator[None]:
+    """While the block runs, ``say(exit code)`` is called when the process is ended from outside its main thread
+    (the watchdog after SIGTERM or the final Ctrl-C, :func:`stop_after`'s time limit), after the child processes are
+    killed and before the temporary files are removed: a batch writes the documents it has. It returns the line to
+    say on stderr instead of the usual one, or None. The innermost block's words replace those of the blocks around
+    it and :func:`stop_after`'s own."""
+    _last_words.append(say)
     try:
-        sys.stderr.write(f"stormcf: {word}\n")
-        sys.stderr.flush()
+        yield
     finally:
-        os._exit(code)
+        _last_words.remove(say)
+
+
+def _end_process(code: int, word: str, fallback: Callable[[], None] | None = None) -> None:
+    """End the process now: children killed, the last words said (:func:`last_words`, else ``fallback()``),
+    temporary files removed, one line on stderr."""
+    try:
+        _kill_children()
+        if _last_words:
+            word = _last_words[-1](code) or word
+        elif fallback is not None:
+            fallback()
+    finally:
+        _remove_paths()
+        try:
+            sys.stderr.write(f"stormcf: {word}\n")
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
 
 
 # ================================================================================================ handlers
@@ -256,20 +294,15 @@ def _watch(reader: socket.socket, graceful: Callable[[], bool], endings: list[th
 @contextmanager
 def stop_after(seconds: float | None, code: int, message: str,
                last_words: Callable[[], None] | None = None) -> Iterator[None]:
-    """End the process (children killed, temporary files removed, ``last_words()`` called, e.g. to write a document
-    saying so, ``message`` on stderr, exit ``code``) if the block is still running ``seconds`` from now (``None``:
-    never): the outer guarantee of a command's time limit."""
+    """End the process (children killed, ``last_words()`` called, e.g. to write a document saying so, unless a
+    :func:`last_words` block says its own, temporary files removed, ``message`` on stderr, exit ``code``) if the block
+    is still running ``seconds`` from now (``None``: never): the outer guarantee of a command's time limit."""
     if seconds is None:
         yield
         return
 
     def stop() -> None:
-        clean_up()
-        try:
-            if last_words is not None:
-                last_words()
-        finally:
-            _end_process(code, message)
+        _end_process(code, message, last_words)
 
     timer = threading.Timer(seconds, stop)
     timer.daemon = True

@@ -223,7 +223,7 @@ def _timeout_document(args: argparse.Namespace, message: str) -> None:
     """With ``--json``, the document of a command that has no answer because its time ran out."""
     out = getattr(args, "json", None)
     if out:
-        from ..batch import ItemError
+        from ..items import ItemError
         from ..report import write_json
         document = ItemError(args.command, message, "TimeLimitReached", status="timeout").to_dict()
         write_json(document, out, stream=getattr(args, "result_stream", None))

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import time
@@ -345,23 +344,66 @@ def require_single(args: argparse.Namespace, inputs: str) -> None:
 def run_batch_command(args: argparse.Namespace, source: Source, analysis: Analysis,
                       items: Sequence[Item]) -> BatchSummary:
     """Run a batch: its documents as JSON lines to ``--json OUT`` (``-``: stdout, which then holds only them) and the
-    summary table on stdout. Returns the summary (statuses, failures) for the exit code."""
-    from ..batch import BatchSummary, ModelFile, backend, run_batch
-    from ..report import json_lines
+    summary table on stdout, a line and a row per item however the batch ends: the time limit (the items not done
+    have status ``timeout``), Ctrl-C or SIGTERM (``interrupted``; raised again once the lines are written), or the
+    process ended from outside (:func:`~stormcf.interrupt.last_words`). Returns the summary for the exit code."""
+    from .. import interrupt
+    from ..batch import BatchOutput, BatchRun, BatchSummary, ModelFile, backend
+    from ..errors import TimeLimitReached
     summary = BatchSummary(list(analysis.columns), with_model=isinstance(source, ModelFile))
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
     start = time.perf_counter()
-    output = json_lines(args.json, args.result_stream) if args.json else contextlib.nullcontext(lambda document: None)
-    with backend(args.backend, workers, args.scheduler) as parallelism, output as write:
-        for outcome in run_batch(source, analysis, items, workers, args.context, args.item_time_limit):
-            write(outcome.document)
-            summary.add(outcome)
-    summary.seconds = time.perf_counter() - start
+    stopped: BaseException | None = None
+    with backend(args.backend, workers, args.scheduler) as parallelism:
+        run = BatchRun(source, analysis, items, workers, args.context, args.item_time_limit)
+        output = BatchOutput(summary, args.json, args.result_stream)
+        outcomes = iter(run)
+
+        def last_words(code: int) -> str | None:
+            """The process is being ended from outside: every item's line, the table, and what ended it."""
+            ending = _ending(code, f"{run.budget.batch().limit} was reached")
+            if not output.finish_for_good(lambda written: run.rest(written, *ending[1:])):
+                return None
+            _show_batch(args, summary, time.perf_counter() - start, parallelism)
+            return ending[0]
+
+        with interrupt.last_words(last_words):
+            try:
+                with output.open():
+                    try:
+                        for outcome in outcomes:
+                            output.add(outcome)
+                    except (KeyboardInterrupt, interrupt.Terminated, TimeLimitReached) as err:
+                        stopped = err
+                        output.add_rest(run.rest(output.written, *_ending(err, str(err))[1:]))
+            finally:
+                outcomes.close()
+            _show_batch(args, summary, time.perf_counter() - start, parallelism)
+    if stopped is not None and not isinstance(stopped, TimeLimitReached):
+        raise stopped
+    return summary
+
+
+def _ending(how: BaseException | int, reached: str) -> tuple[str, str, str, str]:
+    """What ended a batch (an exception, or the exit code of a process ended from outside): the line said on stderr,
+    and the status, error type and message of the items it left without an answer. ``reached``: what the time limit
+    did, in words, when it ended the batch."""
+    from .. import interrupt
+    if how == interrupt.TERMINATED_EXIT or isinstance(how, interrupt.Terminated):
+        return "terminated", "interrupted", "Terminated", "not finished: the batch was terminated (SIGTERM)"
+    if how == interrupt.INTERRUPTED_EXIT or isinstance(how, KeyboardInterrupt):
+        return "interrupted", "interrupted", "Interrupted", "not finished: stopped at the user's request (Ctrl-C)"
+    return (f"timeout: {reached}; the items not done by then have status timeout", "timeout", "TimeLimitReached",
+            f"not finished: {reached}")
+
+
+def _show_batch(args: argparse.Namespace, summary: BatchSummary, seconds: float, parallelism: str) -> None:
+    """The summary table (not with ``--json -``: stdout holds the JSON lines) and where the JSON lines went."""
+    summary.seconds = seconds
     if args.json != "-":
         print(summary.text(parallelism))
         if args.json:
             print(f"JSON lines written to {args.json}")
-    return summary
 
 
 def run_on_paths(args: argparse.Namespace, analysis: Analysis,
@@ -393,7 +435,11 @@ def status_exit_code(result: Report) -> int:
 
 
 def batch_exit_code(summary: BatchSummary) -> int:
-    """:data:`ITEMS_FAILED` when an item failed, :data:`TIMEOUT` when one ran out of time, else 0."""
+    """:data:`ITEMS_FAILED` when an item failed, 130 when the user stopped the batch before an item had an answer
+    (status ``interrupted`` without one), :data:`TIMEOUT` when one ran out of time, else 0."""
+    from ..interrupt import INTERRUPTED_EXIT
     if summary.failed:
         return ITEMS_FAILED
+    if summary.unanswered.get("interrupted"):
+        return INTERRUPTED_EXIT
     return TIMEOUT if summary.statuses.get("timeout") else 0

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..analysis import Analysis
-from ..batch.run import Item
 from ..errors import StrategyError
+from ..items import Item
 from ..model import ExplicitModel
 from ..run import Run
 from ..strategy import Strategy

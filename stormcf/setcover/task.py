@@ -8,8 +8,8 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping, Sequence
 
 from ..analysis import Analysis
-from ..batch.run import FilePin
 from ..errors import StateError
+from ..items import FilePin
 from ..run import Run
 from .data import LabelledAgents, load_instance
 from .engines import DEFAULT_METHOD
@@ -23,7 +23,7 @@ from .solve import evaluate_generator, generate_data, solve_setcover, solve_setc
 @dataclass(frozen=True)
 class InstanceFile:
     """A set-cover instance file (JSON, or a labelled data set ``.npz``): what a batch worker loads once (the file
-    pinned by :class:`~stormcf.batch.run.FilePin` where the batch starts)."""
+    pinned by :class:`~stormcf.items.FilePin` where the batch starts)."""
 
     path: str
     pin: FilePin | None = None

@@ -42,7 +42,6 @@ from typing import Any, Callable, Sequence
 from .. import interrupt
 from ..deadline import Deadline
 from ..run import Run
-from ..errors import TimeLimitReached
 
 #: seconds between two looks at the deadline and the stop request while children work
 POLL = 0.05
@@ -87,7 +86,7 @@ def first_answer(engines: Sequence[Engine], what: str, deadline: Deadline | None
                     child = _Child(waiting.pop(0))
                     running[child.fd] = child
                 if deadline.out_of_time:
-                    raise TimeLimitReached(f"{deadline.limit} was reached during {what}")
+                    raise deadline.reached(what)
                 ready, _, _ = select.select(list(running), [], [], POLL)
                 for fd in ready:
                     child = running[fd]
@@ -145,7 +144,7 @@ def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = No
             while not done.wait(SIGINT_POLL):
                 _reclaim_sigint()
                 if deadline.out_of_time:
-                    raise TimeLimitReached(f"{deadline.limit} was reached during {what}")
+                    raise deadline.reached(what)
     finally:                                        # the deadline, Ctrl-C or SIGTERM: Storm works on without us
         if not done.is_set():
             _abandoned.append(done)
