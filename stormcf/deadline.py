@@ -99,11 +99,6 @@ class Deadline:
         return self.end - self.start
 
     @property
-    def limit(self) -> str:
-        """The limit in a message's words: "the time limit of 10 s", or the words it was made with."""
-        return self._limit or f"the time limit of {max(self.seconds, 0.0):g} s"
-
-    @property
     def limited(self) -> bool:
         return math.isfinite(self.end)
 
@@ -166,7 +161,6 @@ class Deadline:
         if fraction is not None and math.isfinite(self.end):
             end = min(end, child.start + fraction * max(self.end - child.start, 0.0))
         child.end = end
-        child._limit = self.limit if end >= self.end else limit
         return child
 
     def _child(self: D) -> D:

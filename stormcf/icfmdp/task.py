@@ -30,6 +30,7 @@ class IntervalCounterfactualMDP(Analysis):
 
     command = "icfmdp"
     Settings = ICFMDPAnalysisSettings
+    items = "observed path"
     columns = {"worst case": lambda r: r.worst_case_value, "outcome": lambda r: r.observed_reward,
                "changes at t": lambda r: ",".join(map(str, policy_changes(r.robust))) or "-",
                "pairs": lambda r: r.icfmdp.n_pairs}
