@@ -85,7 +85,8 @@ def test_messages_name_the_limit_that_was_reached():
         item.check("the DP")
     with pytest.raises(TimeLimitReached, match="^the item time limit of 0.5 s was reached during the DP$"):
         short.check("the DP")
-    assert phase.limit == "the time limit of 0.25 s" and Deadline(10).limit == "the time limit of 10 s"
+    # a share of a phase is named by the limit it is part of
+    assert phase.limit == "the item time limit of 0.5 s" and Deadline(10).limit == "the time limit of 10 s"
     late = Deadline.until(time.time() - 1, "the batch's time limit of 3 s")
     assert late.expired and late.limit == "the batch's time limit of 3 s"
     assert not Deadline.until(math.inf).limited
