@@ -47,6 +47,13 @@ INTERVAL_VALUE_ITERATION = "Storm, finite-horizon robust value iteration on the 
 CONDITIONAL = (f"Storm, conditional probability by Baier et al.'s transformation (on MDPs its restart method), value "
                f"iteration at relative precision {float(PRECISION):g} (Storm bounds the error of the final solve, not of "
                f"the transformation's own approximations)")
+#: the relative precision of each engine's values (None: exact), from which a value's error interval comes: Storm's
+#: precision setting for value iteration and the conditional algorithm, its default for long-run averages; the
+#: finite-horizon iteration and exact arithmetic on floating-point probabilities err by rounding only, which stormcf
+#: bounds by the same relative 1e-10
+PRECISIONS: dict[str, Fraction | None] = {OPTIMISTIC: PRECISION, SOUND: PRECISION, CONDITIONAL: PRECISION,
+                                          FINITE_HORIZON: PRECISION, EXACT_ON_FLOATS: PRECISION, LRA: LRA_PRECISION,
+                                          EXACT: None}
 
 
 @dataclass(frozen=True)
@@ -54,8 +61,10 @@ class CheckResult:
     """A Storm model-checking result.
 
     ``values`` holds the quantitative result of every state (``None`` for state formulas); ``exact`` the same as
-    Fractions when the check was exact; ``holds`` the truth value of a bounded property in every state; ``method``
-    how Storm computed it (one of the engine names of this module).
+    Fractions when the check was exact; ``holds`` the truth value of a state formula in every state, and of a
+    bounded property where Storm decides it exactly by graph analysis (:func:`storm_decides`), else None (the
+    bound is decided from the values: :meth:`~stormcf.properties.Property.decide`); ``method`` how Storm computed
+    it (one of the engine names of this module, whose precision :data:`PRECISIONS` gives).
     """
 
     values: np.ndarray | None
@@ -156,7 +165,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
             result = stormpy.model_checking(storm_model, formula, environment=env)
             return CheckResult(None, None, _mask(result.get_truth_values_vector(), n), method)
         if prop.has_bound:
-            if not exact:       # exact values decide the bound themselves: one (expensive) rational solve, not two
+            if not exact and storm_decides(prop):
                 qualitative = stormpy.model_checking(storm_model, formula, environment=env,
                                                      only_initial_states=initial_only)
                 holds = _truth_values(qualitative, n, model.initial_state, initial_only)
@@ -172,10 +181,14 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
         raw = _initial_only(result, n, model.initial_state)
     if exact:
         fractions = tuple(_fraction(v) for v in raw)
-        if prop.has_bound:                      # NaN (not computed: initial state only) satisfies no bound
-            holds = np.array([prop.satisfied_by(f) for f in fractions], dtype=bool)
-        return CheckResult(np.array([float(f) for f in fractions]), fractions, holds, method)
+        return CheckResult(np.array([float(f) for f in fractions]), fractions, None, method)
     return CheckResult(np.array(raw, dtype=float), None, holds, method)
+
+
+def storm_decides(prop: Property) -> bool:
+    """Whether Storm decides the bound of ``prop`` exactly whatever its values' precision: ``P ⋈ 0`` and ``P ⋈ 1``
+    of (unbounded) reachability, which Storm answers by graph analysis (its qualitative mode)."""
+    return prop.operator == "P" and prop.threshold in (0, 1) and prop.path in ("eventually", "until")
 
 
 def _without_bound(storm_model, prop: Property):
