@@ -18,7 +18,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 import stormpy
-from stormpy.models import SparseDtmc, SparseModelComponents, SparseRewardModel
+from stormpy.models import SparseDtmc, SparseMdp, SparseModelComponents, SparseRewardModel
 
 from ..errors import PropertyError, StormcfError
 from ..model import ExplicitModel
@@ -346,6 +346,30 @@ def check_exact(model: ExplicitModel, prop: Property) -> CheckResult:
 def _exact_check(model: ExplicitModel, prop: Property) -> CheckResult:
     _exact_storm_model(model)
     return _check_storm(labelled_model(_handle_of(model), prop.labels, exact=True), model, prop, exact=True)
+
+
+def exact_optimum(P: sp.csr_matrix, row_groups: np.ndarray, values: Sequence[Fraction], target: np.ndarray,
+                  initial: int, direction: str, rewards: Sequence[Fraction] | None = None) -> Fraction | float:
+    """Storm's ``Pmin``/``Pmax`` (``direction`` ``"min"``/``"max"``) of ``F target`` at ``initial``, or with
+    ``rewards`` (one per row) ``Rmin``/``Rmax`` of the reward collected until ``target``, in exact arithmetic on the
+    MDP with rows ``P`` grouped by ``row_groups`` and transition probabilities ``values`` (Fractions aligned with
+    ``P.data``); an infinite expected reward is ``inf``."""
+    operator = "P" if rewards is None else 'R{"r"}'
+
+    def compute() -> Fraction | float:
+        matrix = _matrix(P, row_groups, stormpy.Rational, [_rational(x) for x in values])
+        reward_models = {} if rewards is None else {"r": SparseRewardModel[stormpy.Rational](
+            optional_state_action_reward_vector=[_rational(x) for x in rewards])}
+        labeling = _labeling({"target": target}, initial, len(row_groups) - 1)
+        mdp = SparseMdp[stormpy.Rational](SparseModelComponents[stormpy.Rational](
+            transition_matrix=matrix, state_labeling=labeling, reward_models=reward_models))
+        formula = stormpy.parse_properties(f'{operator}{direction}=? [F "target"]')[0]
+        try:
+            result = stormpy.model_checking(mdp, formula, environment=_environment(True), only_initial_states=True)
+        except Exception as err:
+            raise StormcfError(f"Storm cannot compute {operator}{direction} exactly: {_storm_message(err)}") from None
+        return _fraction(result.get_value(initial))
+    return isolated(compute, f"computing {operator}{direction} exactly")
 
 
 # ================================================================================================== reachability
