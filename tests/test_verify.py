@@ -128,3 +128,17 @@ def test_storm_decides_bounds_0_and_1_by_graph_analysis(tmp_path):
     check = stormcf.check_model(model, 'P>=1 [F "goal"]')
     assert check.value == pytest.approx(1.0, abs=1e-15) and check.holds is False
     assert stormcf.check_model(model, 'P<1 [F "goal"]').holds is True
+
+
+def test_exact_checks_read_rewards_written_as_fractions_exactly(tmp_path):
+    """A PRISM reward 1/3 (state) plus 1/7 (state-action) is 10/21 in the exact check of a strategy, as in Storm's
+    exact check of the model (it was the decimals of the floats, 9523809523809523/2e16)."""
+    path = tmp_path / "rewards.prism"
+    path.write_text('mdp\nmodule m\n  s : [0..2] init 0;\n  [a] s=0 -> 1/2 : (s\'=1) + 1/2 : (s\'=2);\n'
+                    '  [b] s=0 -> (s\'=2);\n  [] s>0 -> true;\nendmodule\nlabel "done" = s>0;\n'
+                    'rewards "r"\n  s=0 : 1/3;\n  [a] true : 1/7;\nendrewards\n')
+    model = stormcf.load_model(path)
+    sigma = Strategy.from_dict(model, {"states": [{"state": {"s": 0}, "actions": {"a": 1}}]})
+    assert check_strategy(sigma, 'R{"r"}=? [F "done"]', exact=True).exact == Fraction(10, 21)
+    assert stormcf.check_model(model, 'R{"r"}max=? [F "done"]', exact=True).exact == Fraction(10, 21)
+    assert check_strategy(sigma, 'R{"r"}<=10/21 [F "done"]').holds is True        # settled exactly

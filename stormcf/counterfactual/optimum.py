@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import storm
+from ..model import ExplicitModel
 from ..verify import EXACT_RECHECK_STATES, exact_strategy, exact_within_limit
 from .analysis import COMPLEMENT, DIRECT, ActionableMDP, BoundAnalysis
 from .bounds import PROBABILITY
@@ -56,7 +57,7 @@ def _row_weights(problem: CounterfactualProblem, actionable: ActionableMDP) -> l
     sigma = exact_strategy(problem.strategy)
     free = actionable.free.tolist()
     out = []
-    for k, (s, origin) in enumerate(zip(mc.state_of_choice.tolist(), actionable.origin.tolist())):
+    for s, origin in zip(mc.state_of_choice.tolist(), actionable.origin.tolist()):
         choices = range(int(m.row_groups[s]), int(m.row_groups[s + 1]))
         row = {r: sigma[r] for r in choices if not free[r] and sigma[r]}
         if origin >= 0:
@@ -65,7 +66,7 @@ def _row_weights(problem: CounterfactualProblem, actionable: ActionableMDP) -> l
     return out
 
 
-def _mixed_rows(m, state_of_row: np.ndarray, weights: list[dict[int, Fraction]], probabilities,
+def _mixed_rows(m: ExplicitModel, state_of_row: np.ndarray, weights: list[dict[int, Fraction]], probabilities,
                 absorbing: np.ndarray) -> tuple[sp.csr_matrix, list[Fraction]]:
     """The rows Σ_r w(r)·P(r, ·) (a self-loop in ``absorbing`` states) as CSR with their exact values."""
     P = m.transitions
@@ -85,11 +86,11 @@ def _mixed_rows(m, state_of_row: np.ndarray, weights: list[dict[int, Fraction]],
     return matrix, values
 
 
-def _step_rewards(m, name: str | None, probabilities) -> list[Fraction]:
+def _step_rewards(m: ExplicitModel, name: str | None, probabilities) -> list[Fraction]:
     """What one step from each choice earns, exactly (:func:`~stormcf.counterfactual.bounds.step_rewards`)."""
     rm = m.reward_model(name)
     per_choice = storm.expected_choice_rewards_exact(m, rm.name, probabilities)
-    if rm.state is not None:
-        state = [Fraction(repr(x)) for x in rm.state.tolist()]
+    state = storm.exact_state_rewards(m, rm.name) if rm.state is not None else None
+    if state is not None:
         per_choice = [x + state[s] for x, s in zip(per_choice, m.state_of_choice.tolist())]
     return per_choice

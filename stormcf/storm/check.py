@@ -23,7 +23,7 @@ from stormpy.models import SparseDtmc, SparseMdp, SparseModelComponents, SparseR
 from ..errors import PropertyError, StormcfError
 from ..model import ExplicitModel
 from ..properties import FILTER_KINDS, Property
-from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc
+from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc, exact_state_rewards
 from .handle import _mask, _storm_message, labelled_model
 from .isolate import Engine, first_answer, isolated
 from .rewards import refuse_unsound
@@ -293,11 +293,13 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
     In floating point the DTMC is written in bulk (:func:`~stormcf.storm.build.dtmc`); when value iteration is slow,
     small DTMCs are checked in exact arithmetic on their floating-point probabilities (the method says so). With
     ``exact_P`` (Fractions aligned with ``P.data``) it is built over ``stormpy.Rational`` and checked in exact
-    arithmetic; the result's ``exact`` holds the fractions.
+    arithmetic, with the model's state rewards as Storm's rational build has them; the result's ``exact`` holds the
+    fractions.
     """
     require_checkable(model, prop)
     if exact_P is not None:
-        return isolated(lambda: _exact_dtmc_check(P, model, prop, state_rewards, choice_rewards, exact_P,
+        exact_state = {name: exact_state_rewards(model, name) or state_rewards[name] for name in state_rewards}
+        return isolated(lambda: _exact_dtmc_check(P, model, prop, exact_state, choice_rewards, exact_P,
                                                   exact_choice_rewards), f"checking {prop.text} exactly")
     labels = {**model.labels, **prop.labels}
 
@@ -316,7 +318,7 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
     return _first(model, prop, lambda: float_check(float_method(prop)), fallbacks)
 
 
-def _exact_dtmc_check(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, np.ndarray],
+def _exact_dtmc_check(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, Sequence],
                       choice_rewards: Mapping[str, np.ndarray], exact_P: Sequence[Fraction],
                       exact_choice_rewards: Mapping[str, Sequence[Fraction]] | None) -> CheckResult:
     labels = {**model.labels, **prop.labels}
