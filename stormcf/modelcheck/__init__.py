@@ -92,7 +92,7 @@ class PropertyChecks(Report):
 
     @property
     def status(self) -> str:
-        verdicts = {getattr(r, "verdict", None) if isinstance(r, Check) else _verdict(r.holds) for r in self.results}
+        verdicts = {r.verdict if isinstance(r, Check) else _verdict(r.holds) for r in self.results}
         for status in ("violated", "undecided", "holds"):
             if status in verdicts:
                 return status
