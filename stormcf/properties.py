@@ -45,6 +45,12 @@ def require_distinct_names(properties: Sequence[str]) -> None:
         seen[name] = written
 
 
+def relative_error(value: float, precision: Fraction) -> Fraction:
+    """The absolute error of a floating-point ``value`` computed at relative ``precision``: precision·|value| (0
+    for an infinite or NaN value, which :meth:`Property.decide` takes as it is)."""
+    return precision * abs(Fraction(value)) if math.isfinite(value) else Fraction(0)
+
+
 _COMPARE = {
     "<=": lambda x, b: x <= b,
     "<": lambda x, b: x < b,

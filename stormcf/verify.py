@@ -41,7 +41,7 @@ from .deadline import Deadline
 from .errors import PropertyError, StormcfError, TimeLimitReached, VerificationFailure
 from .model import ExplicitModel
 from .modes import Nature, Optimization
-from .properties import Property
+from .properties import Property, relative_error
 from .strategy import Strategy
 
 T = TypeVar("T")
@@ -239,8 +239,8 @@ def _settled(check: Check, model: ExplicitModel, exact_check: Callable[[], Check
     exact, failure = exact_within_limit(exact_check)
     if exact is None:
         return replace(check, undecided=f"{check.undecided}; {failure}")
-    return replace(exact, method=f"{exact.method} (re-check: Storm's floating-point value {check.value!r} was "
-                                 f"within its precision of the bound)", seconds=check.seconds + exact.seconds)
+    return replace(exact, method=f"{exact.method} (re-check of a floating-point verdict within its precision of "
+                                 f"the bound)", seconds=check.seconds + exact.seconds)
 
 
 def exact_within_limit(call: Callable[[], T]) -> tuple[T | None, str]:
@@ -315,8 +315,7 @@ def _decided(prop: Property, value: float | Fraction, method: str) -> tuple[bool
     precision = storm.PRECISIONS[method] if not isinstance(value, Fraction) else None
     if precision is None:
         return prop.decide(value), ""
-    error = precision * abs(Fraction(value)) if np.isfinite(value) else Fraction(0)
-    holds = prop.decide(value, error)
+    holds = prop.decide(value, relative_error(value, precision))
     if holds is not None:
         return holds, ""
     return None, (f"undecided at relative precision {float(precision):g}: the bound {prop.threshold} lies within "
@@ -330,7 +329,8 @@ def _filter_check(model: ExplicitModel, prop: Property, filtered: storm.FilterRe
         return StateValues(prop.text, tuple(model.state_name(int(s)) for s in states), tuple(filtered.values.tolist()),
                            filtered.exact_values, prop.has_bound, method, subject, seconds)
     return Check(prop.text, filtered.value, filtered.exact, filtered.holds, method, subject, seconds=seconds,
-                 details={"filter": filtered.kind, "states": prop.filter.states, "state_count": int(states.size)})
+                 details={"filter": filtered.kind, "states": prop.filter.states, "state_count": int(states.size)},
+                 undecided=filtered.undecided)
 
 
 @dataclass(frozen=True, repr=False)

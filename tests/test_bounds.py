@@ -79,6 +79,18 @@ def test_an_undecided_bound_in_text_json_and_exit_code(cli, fifty, monkeypatch):
     assert code == 3
 
 
+def test_filters_over_truth_values_decide_a_bound_at_the_value_exactly(cli, fifty, monkeypatch):
+    """filter(forall, P<=0.02 [...], s=0) was Storm's floating-point comparison ("does not hold"); it is re-checked
+    exactly on a small model, and undecided (holds: null) without that."""
+    forall = 'filter(forall, P<=0.02 [F "rejected"], s=0)'
+    code, out, _ = cli("check", LOAN, "-s", fifty, "-p", forall, "-p", 'filter(count, P<0.02 [F "rejected"], s<=1)')
+    assert f"{forall} = 1  [holds]" in out and "s<=1) = 0\n" in out
+    monkeypatch.setattr(stormcf.verify, "EXACT_RECHECK_STATES", 0)
+    code, data, _ = document(cli, "check", LOAN, "-s", fifty, "-p", forall)
+    assert data["status"] == "undecided" and data["results"][0]["holds"] is None
+    assert "in 1 of the filter's states" in data["results"][0]["undecided"]
+
+
 def test_a_batch_decides_as_the_single_run(cli, fifty, tmp_path):
     lines = tmp_path / "s.jsonl"
     lines.write_text(json.dumps(ONE_IN_FIFTY) + "\n" + Path(IMPATIENT).read_text().replace("\n", "") + "\n")

@@ -44,6 +44,7 @@ from .. import storm
 from ..deadline import Deadline
 from ..errors import PropertyError
 from ..model import ExplicitModel, RewardModel
+from ..properties import relative_error
 from ..reachability import prob01_states
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
@@ -231,8 +232,7 @@ class BoundAnalysis:
         if self.exact_optimum is not None:
             return self.bound.property.decide(self.exact_optimum)
         raw = {DIRECT: self.optimum, COMPLEMENT: 1.0 - self.optimum, NEGATE: -self.optimum}[self.transform]
-        error = storm.PRECISION * abs(Fraction(raw)) if np.isfinite(raw) else 0
-        return self.bound.property.decide(self.optimum, error)
+        return self.bound.property.decide(self.optimum, relative_error(raw, storm.PRECISION))
 
     def optimum_text(self) -> str:
         word = {PROBABILITY: "P", REWARD: "R"}[self.bound.kind] + self.bound.optimization.value

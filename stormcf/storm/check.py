@@ -22,7 +22,7 @@ from stormpy.models import SparseDtmc, SparseMdp, SparseModelComponents, SparseR
 
 from ..errors import PropertyError, StormcfError
 from ..model import ExplicitModel
-from ..properties import FILTER_KINDS, Property
+from ..properties import FILTER_KINDS, Property, relative_error
 from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc, exact_state_rewards
 from .handle import _mask, _storm_message, labelled_model
 from .isolate import Engine, first_answer, isolated
@@ -81,7 +81,8 @@ class FilterResult:
     ``states``: the states of the filter (indices); ``value``: the aggregate (max, min, sum, avg of φ's values;
     count of the states where φ holds; 1.0/0.0 for forall/exists), None for ``values``; ``exact``: the same as a
     Fraction when the check was exact; ``holds``: the truth of forall/exists; ``values``/``exact_values``: for
-    ``values``, φ's value (or truth, 1.0/0.0) in each of ``states``."""
+    ``values``, φ's value (or truth, 1.0/0.0) in each of ``states``; ``undecided``: why a count, forall or exists
+    of floating-point truth values is undecided (φ's value within its precision of the bound somewhere), else ""."""
 
     kind: str
     states: np.ndarray
@@ -90,6 +91,7 @@ class FilterResult:
     holds: bool | None = None
     values: np.ndarray | None = None
     exact_values: tuple[Fraction | float, ...] | None = None
+    undecided: str = ""
 
 
 def _environment(exact: bool, method: str = OPTIMISTIC):
@@ -155,7 +157,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
     method = method or (EXACT if exact else float_method(prop))
     env = _environment(exact, method)
     if prop.filter is not None:
-        return replace(_check_filtered(storm_model, model, prop, env, exact), method=method)
+        return replace(_check_filtered(storm_model, model, prop, env, exact, method), method=method)
     formula = prop.storm.get_raw_formula()
     n = model.n_states
     initial_only = prop.initial_state_only
@@ -203,10 +205,12 @@ def _without_bound(storm_model, prop: Property):
     return formula
 
 
-def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exact: bool) -> CheckResult:
+def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exact: bool, method: str) -> CheckResult:
     """``filter(kind, φ, states)`` as Storm's command line answers it: φ checked in every state (with its bound: a
     truth value per state), restricted to the states where the states formula holds, then aggregated by Storm's
-    own functions of the result (max, min, sum, avg of values; count, forall, exists of truth values)."""
+    own functions of the result (max, min, sum, avg of values; count, forall, exists of truth values). A count,
+    forall or exists in floating point is undecided when φ's value in one of the states is within its precision of
+    φ's bound (:func:`_undecided_in`)."""
     kind = prop.filter.kind
     try:
         result = stormpy.model_checking(storm_model, prop.storm.get_raw_formula(), environment=env)
@@ -231,18 +235,36 @@ def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exac
                                 f"truth values (drop its bound, or use forall, exists or count)")
         if kind == "values":
             return _filter_result(kind, indices, values=truth[indices].astype(float).tolist(), exact=False)
+        undecided = "" if exact else _undecided_in(storm_model, prop, env, indices, method)
         if kind == "count":
-            return _filter_result(kind, indices, value=result.count(), exact=exact)
+            return _filter_result(kind, indices, value=result.count(), exact=exact, undecided=undecided)
         holds = bool(result.forall_true() if kind == "forall" else result.exists_true())
-        return _filter_result(kind, indices, value=float(holds), exact=False, holds=holds)
+        return _filter_result(kind, indices, value=float(holds), exact=False, holds=None if undecided else holds,
+                              undecided=undecided)
     except PropertyError:
         raise
     except Exception as err:
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
 
 
+def _undecided_in(storm_model, prop: Property, env, states: np.ndarray, method: str) -> str:
+    """Why Storm's floating-point truth values of a bounded φ cannot be trusted in ``states``: the states where φ's
+    value is within its precision (:data:`PRECISIONS`) of the bound; "" when there is none (or when Storm decides
+    the bound exactly, :func:`storm_decides`)."""
+    if not prop.has_bound or storm_decides(prop):
+        return ""
+    result = stormpy.model_checking(storm_model, _without_bound(storm_model, prop), environment=env)
+    precision = PRECISIONS[method]
+    values = [float(result.get_value(int(s))) for s in states]
+    near = [int(s) for s, v in zip(states, values) if prop.decide(v, relative_error(v, precision)) is None]
+    if not near:
+        return ""
+    return (f"undecided at relative precision {float(precision):g}: the bound {prop.threshold} lies within the error "
+            f"interval of Storm's floating-point value in {len(near)} of the filter's states")
+
+
 def _filter_result(kind: str, states: np.ndarray, *, value=None, values=None, exact: bool,
-                   holds: bool | None = None) -> CheckResult:
+                   holds: bool | None = None, undecided: str = "") -> CheckResult:
     """A filter's answer as Storm gave it (Storm numbers: rationals when ``exact``, as Fractions)."""
     if exact:
         value = None if value is None else _fraction(value)
@@ -250,7 +272,7 @@ def _filter_result(kind: str, states: np.ndarray, *, value=None, values=None, ex
     filtered = FilterResult(kind, states, None if value is None else float(value),
                             value if isinstance(value, Fraction) else None, holds,
                             None if values is None else np.array([float(v) for v in values], dtype=float),
-                            values if exact else None)
+                            values if exact else None, undecided)
     return CheckResult(None, None, None, filtered=filtered)
 
 
