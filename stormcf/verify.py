@@ -327,7 +327,8 @@ def _filter_check(model: ExplicitModel, prop: Property, filtered: storm.FilterRe
     states = filtered.states
     if filtered.kind == "values":
         return StateValues(prop.text, tuple(model.state_name(int(s)) for s in states), tuple(filtered.values.tolist()),
-                           filtered.exact_values, prop.has_bound, method, subject, seconds)
+                           filtered.exact_values, prop.has_bound, method, subject, seconds,
+                           undecided=filtered.undecided)
     return Check(prop.text, filtered.value, filtered.exact, filtered.holds, method, subject, seconds=seconds,
                  details={"filter": filtered.kind, "states": prop.filter.states, "state_count": int(states.size)},
                  undecided=filtered.undecided)
@@ -338,8 +339,9 @@ class StateValues:
     """Storm's answer to ``filter(values, φ, states)``: φ's value (truth, with a bound) in every state of a set.
 
     Attributes: ``property`` as Storm prints it, the ``states`` (names), their ``values`` (1.0/0.0 for truth
-    values), ``exact`` (Fractions, when the check was exact), ``truth`` (the values are truth values), ``method``,
-    ``subject`` and ``seconds`` as in :class:`Check`."""
+    values, NaN for a truth value undecided at the precision of a floating-point value), ``exact`` (Fractions, when
+    the check was exact), ``truth`` (the values are truth values), ``method``, ``subject``, ``seconds`` and
+    ``undecided`` (why some truth values are) as in :class:`Check`."""
 
     property: str
     states: tuple[str, ...]
@@ -350,15 +352,15 @@ class StateValues:
     subject: str = ""
     seconds: float = 0.0
     name: str = ""
+    undecided: str = ""
     holds = None            # a set of values is not a verdict (the status of a check command ignores it)
-    undecided = ""
 
     def named(self, name: str) -> "StateValues":
         return replace(self, name=name)
 
     def value_text(self, k: int) -> str:
         if self.truth:
-            return "true" if self.values[k] else "false"
+            return "undecided" if np.isnan(self.values[k]) else ("true" if self.values[k] else "false")
         exact = self.exact[k] if self.exact is not None else None
         return format_exact(exact) if isinstance(exact, Fraction) else format_value(self.values[k])
 
@@ -370,10 +372,13 @@ class StateValues:
         return f"<StateValues {self.property}: {len(self.states)} states>"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "property": self.property, "filter": "values", "states": list(self.states),
-                "values": [bool(v) for v in self.values] if self.truth else list(self.values),
-                "exact": None if self.exact is None else [str(v) for v in self.exact], "method": self.method,
-                "subject": self.subject, "seconds": self.seconds}
+        out = {"name": self.name, "property": self.property, "filter": "values", "states": list(self.states),
+               "values": [None if np.isnan(v) else bool(v) for v in self.values] if self.truth else list(self.values),
+               "exact": None if self.exact is None else [str(v) for v in self.exact], "method": self.method,
+               "subject": self.subject, "seconds": self.seconds}
+        if self.undecided:
+            out["undecided"] = self.undecided
+        return out
 
 
 # ================================================================================================ interval models

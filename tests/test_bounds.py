@@ -85,10 +85,14 @@ def test_filters_over_truth_values_decide_a_bound_at_the_value_exactly(cli, fift
     forall = 'filter(forall, P<=0.02 [F "rejected"], s=0)'
     code, out, _ = cli("check", LOAN, "-s", fifty, "-p", forall, "-p", 'filter(count, P<0.02 [F "rejected"], s<=1)')
     assert f"{forall} = 1  [holds]" in out and "s<=1) = 0\n" in out
+    values = 'filter(values, P<=0.02 [F "rejected"], s<=1)'
+    code, out, _ = cli("check", LOAN, "-s", fifty, "-p", values)
+    assert "s<=1) = {s=0: true, s=1: false}" in out
     monkeypatch.setattr(stormcf.verify, "EXACT_RECHECK_STATES", 0)
-    code, data, _ = document(cli, "check", LOAN, "-s", fifty, "-p", forall)
+    code, data, _ = document(cli, "check", LOAN, "-s", fifty, "-p", forall, "-p", values)
     assert data["status"] == "undecided" and data["results"][0]["holds"] is None
     assert "in 1 of the filter's states" in data["results"][0]["undecided"]
+    assert data["results"][1]["values"] == [None, False] and data["results"][1]["undecided"]
 
 
 def test_a_batch_decides_as_the_single_run(cli, fifty, tmp_path):

@@ -81,8 +81,8 @@ class FilterResult:
     ``states``: the states of the filter (indices); ``value``: the aggregate (max, min, sum, avg of φ's values;
     count of the states where φ holds; 1.0/0.0 for forall/exists), None for ``values``; ``exact``: the same as a
     Fraction when the check was exact; ``holds``: the truth of forall/exists; ``values``/``exact_values``: for
-    ``values``, φ's value (or truth, 1.0/0.0) in each of ``states``; ``undecided``: why a count, forall or exists
-    of floating-point truth values is undecided (φ's value within its precision of the bound somewhere), else ""."""
+    ``values``, φ's value (or truth, 1.0/0.0, NaN where undecided) in each of ``states``; ``undecided``: why truth
+    values in floating point are undecided (φ's value within its precision of the bound somewhere), else ""."""
 
     kind: str
     states: np.ndarray
@@ -233,9 +233,11 @@ def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exac
         if FILTER_KINDS[kind] == "number":
             raise PropertyError(f"{prop.text}: filter {kind} aggregates values; {prop.storm.get_raw_formula()} has "
                                 f"truth values (drop its bound, or use forall, exists or count)")
-        if kind == "values":
-            return _filter_result(kind, indices, values=truth[indices].astype(float).tolist(), exact=False)
-        undecided = "" if exact else _undecided_in(storm_model, prop, env, indices, method)
+        near, undecided = (np.zeros(indices.size, bool), "") if exact else \
+            _undecided_in(storm_model, prop, env, indices, method)
+        if kind == "values":                   # a truth value within precision of the bound is NaN: undecided
+            values = np.where(near, np.nan, truth[indices].astype(float))
+            return _filter_result(kind, indices, values=values.tolist(), exact=False, undecided=undecided)
         if kind == "count":
             return _filter_result(kind, indices, value=result.count(), exact=exact, undecided=undecided)
         holds = bool(result.forall_true() if kind == "forall" else result.exists_true())
@@ -247,20 +249,22 @@ def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exac
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
 
 
-def _undecided_in(storm_model, prop: Property, env, states: np.ndarray, method: str) -> str:
-    """Why Storm's floating-point truth values of a bounded φ cannot be trusted in ``states``: the states where φ's
-    value is within its precision (:data:`PRECISIONS`) of the bound; "" when there is none (or when Storm decides
-    the bound exactly, :func:`storm_decides`)."""
+def _undecided_in(storm_model, prop: Property, env, states: np.ndarray, method: str) -> tuple[np.ndarray, str]:
+    """Where Storm's floating-point truth values of a bounded φ cannot be trusted among ``states`` (a mask over
+    them: φ's value within its precision, :data:`PRECISIONS`, of the bound) and why; none when Storm decides the
+    bound exactly (:func:`storm_decides`)."""
+    near = np.zeros(states.size, dtype=bool)
     if not prop.has_bound or storm_decides(prop):
-        return ""
+        return near, ""
     result = stormpy.model_checking(storm_model, _without_bound(storm_model, prop), environment=env)
     precision = PRECISIONS[method]
-    values = [float(result.get_value(int(s))) for s in states]
-    near = [int(s) for s, v in zip(states, values) if prop.decide(v, relative_error(v, precision)) is None]
-    if not near:
-        return ""
-    return (f"undecided at relative precision {float(precision):g}: the bound {prop.threshold} lies within the error "
-            f"interval of Storm's floating-point value in {len(near)} of the filter's states")
+    for k, s in enumerate(states.tolist()):
+        value = float(result.get_value(s))
+        near[k] = prop.decide(value, relative_error(value, precision)) is None
+    if not near.any():
+        return near, ""
+    return near, (f"undecided at relative precision {float(precision):g}: the bound {prop.threshold} lies within the "
+                  f"error interval of Storm's floating-point value in {int(near.sum())} of the filter's states")
 
 
 def _filter_result(kind: str, states: np.ndarray, *, value=None, values=None, exact: bool,
