@@ -102,10 +102,8 @@ def _exact_storm_model(model: ExplicitModel):
         if exact.nr_states != model.n_states or exact.nr_choices != model.n_choices:
             raise StormcfError("the exact (rational) build of the model differs from the float build")
         handle.exact_model = exact
-        handle.exact_rewards = {name: (_fractions(rm.state_rewards) if rm.has_state_rewards else None,
-                                       _fractions(rm.state_action_rewards) if rm.has_state_action_rewards else None)
-                                for name, rm in exact.reward_models.items()}
         lifted = [name for name, rm in model.rewards.items() if rm.transition is not None]
+        handle.exact_rewards = {name: _reward_parts(exact, name) for name in lifted}   # before they are replaced
         if lifted:
             values = exact_transition_values(model)
             handle.exact_model = copy_model(exact, {name: _exact_lifted_rewards(model, name, values)
@@ -113,8 +111,18 @@ def _exact_storm_model(model: ExplicitModel):
     return handle.exact_model
 
 
-def _fractions(values) -> list[Fraction]:
-    return [Fraction(str(x)) for x in values]
+def _reward_parts(exact, name: str) -> tuple[list[Fraction] | None, list[Fraction] | None]:
+    """The state and state-action rewards of the reward model ``name`` of Storm's rational build ``exact`` as
+    Fractions (None for a part it does not have), each distinct number parsed once (rewards repeat a few values)."""
+    if name not in exact.reward_models:
+        return None, None
+    rm = exact.reward_models[name]
+    parsed: dict[str, Fraction] = {}
+
+    def fractions(values) -> list[Fraction]:
+        return [parsed[t] if t in parsed else parsed.setdefault(t, Fraction(t)) for t in map(str, values)]
+    return (fractions(rm.state_rewards) if rm.has_state_rewards else None,
+            fractions(rm.state_action_rewards) if rm.has_state_action_rewards else None)
 
 
 def _exact_lifted_rewards(model: ExplicitModel, name: str, values: Sequence[Fraction]):
@@ -136,8 +144,10 @@ def _exact_reward_parts(model: ExplicitModel, name: str) -> tuple[list[Fraction]
     if handle.description is None:
         return tuple(None if a is None else [Fraction(repr(float(x))) for x in a.tolist()]    # type: ignore
                      for a in (rm.state, rm.choice))
-    _exact_storm_model(model)
-    return handle.exact_rewards.get(name, (None, None))
+    exact = _exact_storm_model(model)
+    if name not in handle.exact_rewards:
+        handle.exact_rewards[name] = _reward_parts(exact, name)
+    return handle.exact_rewards[name]
 
 
 def exact_state_rewards(model: ExplicitModel, name: str) -> list[Fraction] | None:
