@@ -45,6 +45,8 @@ STATUSES = {
     "ok": "the analysis finished; every reported value was checked by Storm",
     "holds": "a bounded property holds (check)",
     "violated": "a bounded property does not hold (check)",
+    "undecided": "the error interval of a floating-point value contains a bound: neither holds nor violated at its "
+                 "precision (check)",
     "optimal": "the answer is proven optimal (within the reported gap, when there is one)",
     "suboptimal": "a valid answer, not proven optimal: the gap to the proven bound is reported",
     "feasible": "a valid answer; optimality was not sought (e.g. an ε-counterfactual)",

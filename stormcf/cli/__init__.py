@@ -10,7 +10,8 @@ budget of the whole command, the progress reporter, the routing of native output
 
 Exit codes (:data:`EXIT_CODES`): 0 success, 2 bad input (one line on stderr naming the problem), 1 internal error,
 3 a violated property with ``check --fail-if-violated``, 4 a batch item failed, 5 the time limit ran out before
-there was an answer, 130 interrupted, 141 stdout's reader went away (``| head``; no message), 143 terminated.
+there was an answer, 6 an undecided property with ``check --fail-if-violated`` (none violated), 130 interrupted,
+141 stdout's reader went away (``| head``; no message), 143 terminated.
 """
 from __future__ import annotations
 
@@ -36,8 +37,10 @@ from .common import TIMEOUT, add_console_arguments, check_outputs, command_analy
 EXIT_CODES = f"""exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
 running out of memory; 1 internal error (including Storm not confirming a computed value); 3 check
 --fail-if-violated and a bounded property does not hold; 4 a batch item failed (every item's document is written;
-wins over 5 and 3); {TIMEOUT} the time limit ran out before there was an answer (status timeout); 130 interrupted;
-141 the reader of stdout went away (e.g. | head), quietly; 143 terminated"""
+wins over 5, 3 and 6); {TIMEOUT} the time limit ran out before there was an answer (status timeout); 6 check
+--fail-if-violated and no bounded property is violated but one is undecided (the bound within the error of Storm's
+floating-point value; --exact decides); 130 interrupted; 141 the reader of stdout went away (e.g. | head), quietly;
+143 terminated"""
 
 #: exit code when stdout's reader has gone (128 + SIGPIPE, as Unix tools killed by SIGPIPE)
 CLOSED_PIPE = 141

@@ -59,8 +59,8 @@ class PropertyCheck(Analysis):
 
 
 def _result_cell(k: int, result: PropertyChecks) -> str:
-    """The k-th property's answer: the value (and the verdict of a bound), whether a multi-objective query is
-    achievable or its Pareto points, or the number of states of a values filter."""
+    """The k-th property's answer: the value (and the verdict of a bound: holds, violated or undecided), whether a
+    multi-objective query is achievable or its Pareto points, or the number of states of a values filter."""
     r = result.payload()["results"][k]
     if "states" in r and "values" in r:
         return f"{len(r['states'])} states"
@@ -70,4 +70,6 @@ def _result_cell(k: int, result: PropertyChecks) -> str:
         return "achievable" if r["holds"] else "not achievable"
     value = r.get("value")
     text = f"{value:.6g}" if isinstance(value, float) else str(value)
-    return text if r.get("holds") is None else f"{text} ({'holds' if r['holds'] else 'violated'})"
+    if r.get("holds") is None:
+        return f"{text} (undecided)" if r.get("undecided") else text
+    return f"{text} ({'holds' if r['holds'] else 'violated'})"
