@@ -121,11 +121,14 @@ def _check_declarations(program, file: Path, name: str) -> None:
     assigns into a constant, so that it accepted such a declaration ("DTMC with 1 states"); on a variable in use it
     reported "The model does not have a single initial state". ``program``: as written, with the constants given."""
     program = program.substitute_constants()
+    # with an ``init ... endinit`` block the variables have no initial values: Storm's expression is then
+    # "not initialized", and evaluating it kills the process (SIGSEGV)
+    own_inits = not program.has_initial_states_expression
     variables = list(program.global_integer_variables) + [v for m in program.modules for v in m.integer_variables]
     for var in variables:
         try:
             low, high = var.lower_bound_expression.evaluate_as_int(), var.upper_bound_expression.evaluate_as_int()
-            init = var.initial_value_expression.evaluate_as_int() if var.initial_value_expression else None
+            init = var.initial_value_expression.evaluate_as_int() if own_inits else None
         except Exception:       # an expression Storm cannot evaluate without a state: left to Storm
             continue
         if low > high:
