@@ -7,7 +7,8 @@ from dataclasses import replace
 
 from .._lazy import LazyChoices
 from ..errors import OptionError
-from .common import add_input_argument, add_json_argument, add_output_argument, emit, non_negative_int, positive_int
+from .common import (Deprecated, add_input_argument, add_json_argument, add_output_argument, emit, non_negative_int,
+                     positive_int)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,7 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                              "their optimal CFE (one Storm call for the whole family)")
     add_output_argument(d, "out", metavar="OUT.npz", help="labelled data set (agents, CFEs, costs, the instance)")
     d.add_argument("--features", "-n", type=positive_int, default=20, help="n (default 20)")
-    d.add_argument("--actions", "-A", type=positive_int, default=100, help="A (default 100)")
+    d.add_argument("--num-actions", "-A", dest="actions", type=positive_int, default=100, help="A (default 100)")
+    d.add_argument("--actions", dest="actions", type=positive_int, action=Deprecated,
+                   new="--num-actions A (--actions names the actions of an activity log in learn)")
     d.add_argument("--draws", type=positive_int, default=100_000,
                    help="agents drawn before de-duplication (default 100000)")
     d.add_argument("--p-f", type=probability, default=0.68, help="feature probability in [0, 1] (default 0.68)")
@@ -58,14 +61,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dropout", type=float, default=None, help="dropout rate (default: mc 0.1, the others 0.05)")
     p.add_argument("--l2", type=float, default=None, help="l2 regularisation (weight decay, default 1e-5)")
     p.add_argument("--p-w", type=float, default=None, help="na/fa/seq2seq loss: weight of the BCE (default 0.1)")
-    p.add_argument("--alpha", type=float, default=None,
-                   help="na/fa/seq2seq loss: weight of the L1 term (default: na, fa 0.05; seq2seq 0.1)")
+    p.add_argument("--l1-weight", dest="alpha", type=float, default=None, metavar="W",
+                   help="na/fa/seq2seq loss: weight α of the L1 term (default: na, fa 0.05; seq2seq 0.1)")
+    p.add_argument("--alpha", dest="alpha", type=float, action=Deprecated,
+                   new="--l1-weight W (--alpha is IOAlergia's parameter in learn)")
     p.add_argument("--decoder", type=positive_int, default=None, help="seq2seq: GRU state size (default 512)")
     p.add_argument("--ensemble", type=positive_int, default=None, metavar="M",
                    help="mc/na/fa: train the networks of the seeds SEED .. SEED+M-1 (each with its own validation "
                         "split and an equal share of --time-limit) and average their output probabilities; not "
                         "the paper's (default 1)")
-    p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")
+    p.add_argument("--neighbours", dest="k", type=positive_int, default=None,
+                   help="neighbours k of knn (default: the paper's 5/10/15)")
+    p.add_argument("--k", dest="k", type=positive_int, action=Deprecated,
+                   new="--neighbours K (--k is the change budget in explain-path)")
     p.add_argument("--min-frequency", type=non_negative_int, default=0,
                    help="keep CFEs seen more than this (>10, >40 sets)")
     p.add_argument("--augment", type=non_negative_int, default=0, metavar="TARGET",
@@ -155,7 +163,7 @@ def run_learn(args: argparse.Namespace) -> int:
     if args.augment:
         train_set = augment(train_set, args.augment, seed=args.seed)
     if kind == "knn" and args.k is not None and args.k > len(train_set):
-        raise OptionError(f"--k {args.k}: only {len(train_set)} training agents to take neighbours from")
+        raise OptionError(f"--neighbours {args.k}: only {len(train_set)} training agents to take neighbours from")
     if settings is not None:
         layers = [data.instance.n_features, *settings.hidden, max(data.instance.n_actions, len(set(train_set.actions)))]
         weights = sum(a * b for a, b in zip(layers, layers[1:]))

@@ -8,13 +8,14 @@ import argparse
 from .._lazy import LazyChoices
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
-from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments,
+from .common import (Deprecated, add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments,
                      add_output_argument, add_plot_argument, batch_exit_code, emit, model_file, model_from_args,
                      positive_int, require_single, run_batch_command, status_exit_code)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("strategy", help="the smallest change to a strategy that brings P(F bad) under a bound",
+    p = sub.add_parser("strategy", help="the closest strategy that meets probability and expected-reward bounds "
+                                        "(counterfactual strategies, Kobialka et al.)",
                        description="The closest strategy that meets the bounds (seed 000); the default time limit is "
                                    "600 s (the search is anytime: the best strategy Storm checked so far is the "
                                    "answer when it ends, and the first Ctrl-C gives it too).")
@@ -27,8 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="""the bound to meet, e.g. 'P<=0.2 [F "rejected"]', 'P<=0.3 [!"safe" U "bad"]', """
                         """'R{"cost"}<=5 [F "done"]' (also <, and >=/> when sound); repeatable: a batch of every """
                         "strategy with every bound")
-    p.add_argument("--require", "-r", action="append", default=[], metavar="PCTL",
+    p.add_argument("--require", action="append", default=[], metavar="PCTL",
                    help="a bound that must hold too (repeatable: all at once, with each --prop)")
+    p.add_argument("-r", dest="require", action=Deprecated, append=True,
+                   new="--require PCTL (-r is --reward in icfmdp and explain-path)")
     p.add_argument("--weights", "-w", default="1,1,1", metavar="R0,R1,RINF",
                    help="weights of d = r0*d0 + r1*d1 + rinf*dinf (default 1,1,1)")
     control = p.add_mutually_exclusive_group()

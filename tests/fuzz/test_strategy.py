@@ -24,8 +24,8 @@ CASES = [
     Case("strategy-file --out onto the model", lambda d: ["strategy-file", write(d, "m.prism", open(LOAN).read()),
                                                           "--uniform", "--out", "m.prism"], 2,
          "is also the input MODEL"),
-    Case("strategy-file --scheduler with 1/0", lambda d: ["strategy-file", LOAN, "--scheduler",
-                                                          'Pmin=? [F<=1/0 "rejected"]', "--out", "s.json"], 2,
+    Case("strategy-file --optimal with 1/0", lambda d: ["strategy-file", LOAN, "--optimal",
+                                                        'Pmin=? [F<=1/0 "rejected"]', "--out", "s.json"], 2,
          "division by zero"),
 ]
 
