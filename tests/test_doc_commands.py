@@ -43,7 +43,8 @@ def test_documented_commands_run_as_written(page, monkeypatch, capsys):
     without = [] if shutil.which("dot") else ["graphviz"]
     outcomes = run_page(commands(page), in_process(monkeypatch, capsys), without=without)
     failed = [f"{o.command.where}: exit {o.code} (documented {o.command.exit_code}): {o.command.text}\n"
-              f"{o.output.strip()[-600:]}" for o in outcomes if not o.ok]
+              + (f"the page shows '{o.missing}', which the output lacks\n" if o.missing is not None else "")
+              + o.output.strip()[-600:] for o in outcomes if not o.ok]
     assert not failed, "\n".join(failed)
 
 
