@@ -10,7 +10,7 @@ from ..errors import OptionError, StrategyError
 from ..examples import read_json
 from .common import (Deprecated, add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments,
                      add_output_argument, add_plot_argument, batch_exit_code, emit, model_file, model_from_args,
-                     positive_int, require_single, run_batch_command, status_exit_code)
+                     non_negative_int, positive_int, require_single, run_batch_command, status_exit_code)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,6 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_argument(p)
     add_output_argument(p, "--dot", metavar="OUT", help="draw the changed states and their steps (Graphviz): OUT.png, "
                         ".svg or .pdf rendered by Graphviz's dot program, any other name the DOT text")
+    p.add_argument("--dot-states", type=non_negative_int, default=None, metavar="N",
+                   help="--dot draws at most N changed states, the largest changes first (default 12; 0: all)")
     add_plot_argument(p, "draw the changed probabilities, σ beside σ*")
     add_batch_arguments(p, "--strategies or several --prop")
     p.set_defaults(run=run, analysis="stormcf.counterfactual.task:CounterfactualStrategies")
@@ -60,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from ..counterfactual.task import CounterfactualStrategies, strategy_items
     if not args.prop and not args.require:
         raise OptionError("give the bound to meet with --prop (or the bounds that must all hold with --require)")
+    if args.dot_states is not None and not args.dot:
+        raise OptionError("--dot-states applies to the drawing: give --dot OUT")
     batch = bool(args.strategies) or len(args.prop or []) > 1
     analysis = CounterfactualStrategies(
         weights=args.weights, epsilon=args.epsilon, controllable_states=args.controllable_states,
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     result = analysis(model_from_args(args), data, args.strategy, args.context)
     emit(result, args, plot=_plot)
     if args.dot:
-        write_drawing(result, args.dot)
+        write_drawing(result, args.dot, *([] if args.dot_states is None else [args.dot_states or None]))
         if args.json != "-":
             print(f"drawing written to {args.dot}" + (f" (Graphviz DOT; render it with: dot -Tpng {args.dot} -o "
                                                       "drawing.png)" if fmt == "dot" else ""))

@@ -74,6 +74,7 @@ def test_strategy_diverse(capsys):
     (["-p", BAD, "--controllable-states", "s=="], "cannot parse"),
     (["-p", 'P<=0.2 [F<=3 "rejected"]'], "needs a strategy that counts steps (memory)"),
     (["-p", BAD, "--require", BAD], "is given twice"),
+    (["-p", BAD, "--dot-states", "3"], "--dot-states applies to the drawing: give --dot OUT"),
     ([], "give the bound to meet with --prop"),
     (["--require", BAD, "--require", 'R{"steps"}<=3 [F "granted"|"rejected"]', "--solver", "highs"],
      "several bounds need"),
