@@ -55,6 +55,13 @@ def test_simulated_path_file_is_the_seeded_simulators_path(tmp_path):
     assert result.probability == pytest.approx(np.prod([P[r, s] for r, s in zip(path.choices, successors)]))
 
 
+def test_simulate_shows_the_steps_in_an_absorbing_state_as_one_line(cli, tmp_path):
+    code, out, _ = cli("simulate", LOAN, "-s", stormcf.example_path("loan.impatient.json"), "--steps", "6", "--seed",
+                       "1", "--out", tmp_path / "p.json")
+    assert code == 0 and "  t=2  s=4  Quit\n  t=3..5  s=8  stays (absorbing state)\n  final state s=8" in out
+    assert "unnamed" not in out
+
+
 def test_strategy_file_and_simulate_commands_feed_the_analyses(cli, tmp_path):
     code, out, _ = cli("strategy-file", TREAT, "--optimal", 'Pmax=? [F s=1]', "--out", tmp_path / "s.json")
     assert code == 0 and "Storm's optimal scheduler" in out

@@ -126,3 +126,17 @@ def test_gurobi_licence_limit_is_named_and_auto_falls_back_to_scip(capsys, tmp_p
     code, out, err = run(capsys, "strategy", GRID, "-c", "N=8", "-s", str(strategy), "-p", 'P<=0.5 [F "trap"]',
                          "--solver", "gurobi", "--time-limit", "4")
     assert code == 2 and "size-limited Gurobi licence" in err and err.count("\n") == 1
+
+
+def test_changed_states_list_every_action_with_a_probability(capsys, tmp_path):
+    """d∞ on FrozenLake from the uniform strategy keeps one action of a changed state at 0.25: it is listed too, so
+    that the probabilities shown for σ* add up to 1 in every changed state."""
+    lake = str(stormcf.example_path("frozenlake4.prism"))
+    assert run(capsys, "strategy-file", lake, "--uniform", "--out", str(tmp_path / "u.json"))[0] == 0
+    code, out, _ = run(capsys, "strategy", lake, "-s", str(tmp_path / "u.json"), "-p", 'P<=0.8 [F "hole"]',
+                       "-w", "0,0,1")
+    blocks = out.split("  In state ")[1:]
+    assert code == 0 and len(blocks) == 11 and "keep probability of action" in out
+    for block in blocks:
+        moves = [line for line in block.splitlines()[1:] if line.startswith("    ")]
+        assert len(moves) == 4 and sum(float(m.split()[-1]) for m in moves) == pytest.approx(1, abs=2e-4)
