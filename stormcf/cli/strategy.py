@@ -16,9 +16,10 @@ from .common import (Deprecated, add_batch_arguments, add_input_argument, add_js
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("strategy", help="the closest strategy that meets probability and expected-reward bounds "
                                         "(counterfactual strategies, Kobialka et al.)",
-                       description="The closest strategy that meets the bounds (seed 000); the default time limit is "
-                                   "600 s (the search is anytime: the best strategy Storm checked so far is the "
-                                   "answer when it ends, and the first Ctrl-C gives it too).")
+                       description="The closest strategy that meets the bounds: probabilities (P<=, P>=, also until) and "
+                                   "expected rewards (R<=, R>=), one or several at once (--require); the default "
+                                   "time limit is 600 s (the search is anytime: the best strategy Storm checked so "
+                                   "far is the answer when it ends, and the first Ctrl-C gives it too).")
     add_model_arguments(p)
     strategies = p.add_mutually_exclusive_group(required=True)
     add_input_argument(strategies, "--strategy", "-s", metavar="S.json", help="the initial strategy σ")
