@@ -31,7 +31,7 @@ RUN cd /tmp/deps && mkdir stormcf prism_models && touch README.md stormcf/__init
  && pip install ${TORCH_INDEX:+--extra-index-url "$TORCH_INDEX"} ".[$EXTRAS]" \
  && pip uninstall --yes stormcf \
  && cd / && rm -rf /tmp/deps
-COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/stormcf-entrypoint
+COPY docker/entrypoint.sh /usr/local/bin/stormcf-entrypoint
 COPY . /tmp/src
 RUN pip install --no-deps /tmp/src && rm -rf /tmp/src
 WORKDIR /home/stormcf
