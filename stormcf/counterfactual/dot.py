@@ -158,7 +158,7 @@ def _add_clusters(graph: pydot.Dot, changed: Sequence[pydot.Node], others: Seque
                                     labeljust="l")
             for node in nodes:
                 cluster.add_node(node)
-            graph.add_subgraph(cluster)
+            graph.add_subgraph(cluster)          # type: ignore[arg-type] # pydot: a Cluster is a subgraph
 
 
 def _step_matrix(m, probabilities: np.ndarray):
