@@ -17,6 +17,8 @@ setup(
     package_dir={"stormcf.prism_models": "prism_models"},
     # the example inputs of the documented commands: models, strategies, paths, batches, properties, logs, instances
     package_data={"stormcf.prism_models": ["*.prism", "*.pm", "*.json", "*.jsonl", "*.props", "*.csv"],
+                  # the JSON Schema of the documents (docs/json.md; `stormcf schema` prints it)
+                  "stormcf": ["schema/*.json"],
                   # UCI Adult and German credit (CC BY 4.0, attribution in data/README.txt)
                   "stormcf.recourse": ["data/*.gz", "data/*.names", "data/README.txt"]},
     # HiGHS ships with scipy (scipy.optimize.milp/linprog): the core install solves every analysis; SCIP
@@ -25,15 +27,17 @@ setup(
     install_requires=["stormpy==2.0.*", "numpy>=1.24", "scipy>=1.10", "scikit-learn>=1.3", "aalpy>=2.0",
                       "joblib>=1.3", "tqdm>=4.60", "pyscipopt>=5.0", "pydot>=2.0"],
     extras_require={
-        # the solvers `auto` prefers (SCIP is in the core), plots, dask, and PyTorch for the set-cover generators
+        # the solvers `auto` prefers (SCIP is in the core), plots, dask, and PyTorch for the set-cover generators;
+        # the Docker image has all but `learn` by default (Dockerfile)
         "all": ["gurobipy", "highspy", "matplotlib", "dask[distributed]", "torch==2.13.0"],
+        "solvers": ["gurobipy", "highspy"],
         "plot": ["matplotlib"],
         # training the set-cover generators (setcover-learn mc/na/fa/seq2seq); inference of saved ones is numpy
         "learn": ["torch==2.13.0"],
         "dask": ["dask[distributed]"],
         "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency
         # nbclient...: the tutorial notebook runs in a test; cryptography: a throwaway certificate for the Dask TLS
-        # test; jsonschema: the documents against docs/schema/stormcf-1.json
+        # test; jsonschema: the documents against stormcf/schema/stormcf-1.json
         "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel", "cryptography", "jsonschema"],
     },
     entry_points={"console_scripts": ["stormcf=stormcf.__main__:main"]},

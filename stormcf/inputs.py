@@ -129,12 +129,31 @@ class PathFile(Report):
         lines = [f"{self.file}: {p.T} steps from {m.state_name(int(p.states[0]))} under {self.strategy_name} "
                  f"(seed {self.seed}); probability of its transitions {format_value(self.probability)}"]
         shown = min(p.T, 10)
-        lines += [f"  t={t}  {m.state_name(int(s))}  {m.choice_name(int(r)) or '(unnamed choice)'}"
-                  for t, (s, r) in enumerate(zip(p.states[:shown], p.choices[:shown]))]
+        t = 0
+        while t < shown:
+            s, r = int(p.states[t]), int(p.choices[t])
+            if _absorbing(m, s):                  # the steps that stay in an absorbing state: one line
+                end = t
+                while end + 1 < shown and int(p.states[end + 1]) == s:
+                    end += 1
+                lines.append(f"  t={t}{f'..{end}' if end > t else ''}  {m.state_name(s)}  stays (absorbing state)")
+                t = end + 1
+                continue
+            lines.append(f"  t={t}  {m.state_name(s)}  {m.choice_name(r) or '(unnamed action)'}")
+            t += 1
         if p.T > shown:
             lines.append(f"  ... ({p.T - shown} more steps)")
         lines.append(f"  final state {m.state_name(int(p.final_state))}")
         return "\n".join(lines)
+
+
+def _absorbing(m: ExplicitModel, s: int) -> bool:
+    """Whether the state ``s`` has one choice, which stays in ``s`` with probability 1."""
+    rows = m.choices(s)
+    if len(rows) != 1:
+        return False
+    start, end = m.transitions.indptr[rows[0]], m.transitions.indptr[rows[0] + 1]
+    return end - start == 1 and int(m.transitions.indices[start]) == s
 
 
 def make_path_file(strategy: Strategy, out: str | os.PathLike, steps: int, seed: int = 0,

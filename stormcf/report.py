@@ -40,6 +40,13 @@ from .model import ExplicitModel
 #: version of the JSON shape; bumped when a key changes meaning or disappears
 SCHEMA = "stormcf/1"
 
+
+def schema_path() -> Path:
+    """The JSON Schema of every document (``SCHEMA``), shipped inside the package (``stormcf schema`` prints it)."""
+    from importlib import resources
+    return Path(str(resources.files("stormcf").joinpath("schema", "stormcf-1.json")))
+
+
 #: the statuses a result can have (each analysis uses the ones that apply to it)
 STATUSES = {
     "ok": "the analysis finished; every reported value was checked by Storm",
@@ -100,6 +107,11 @@ class Report(ABC):
     @abstractmethod
     def text(self) -> str:
         """The explanation for people."""
+
+    def details(self) -> list[str]:
+        """How the answer was found (method, sizes, time): lines that ``-v`` adds after :meth:`text` and that the
+        JSON holds as well."""
+        return []
 
     def to_dict(self) -> dict[str, Any]:
         from . import __version__

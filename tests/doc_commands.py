@@ -4,8 +4,10 @@ Every fenced block marked ``sh`` in README.md and docs/**/*.md is runnable docum
 
 - each line (``\\`` continues it) that starts with ``stormcf`` is run, in the order of its page, in one fresh empty
   directory per page (later commands read what earlier ones wrote), with the shipped examples found through the
-  ``prism_models/NAME`` fallback; lines starting with ``#`` are the output shown, and a trailing ``# comment`` is
-  not part of the command;
+  ``prism_models/NAME`` fallback; a trailing ``# comment`` is not part of the command;
+- lines starting with ``#`` right after a command are the output the page shows: they must be lines of the real
+  output, in order, where ``...`` stands for any text and a line ``...`` for any lines (:func:`unmatched`; not for
+  commands run with quick options); explanations belong outside the block;
 - a command exits with 0, or with the code its comment names (``# ... exit code 3 ...``);
 - other lines of an ``sh`` block must start with one of :data:`NOT_RUN` (set-up, container and developer commands,
   which CI and the smoke scripts run); anything else is an error, so that no command is skipped unnoticed;
@@ -83,6 +85,7 @@ class Command:
     text: str
     argv: tuple[str, ...]
     exit_code: int
+    shown: tuple[str, ...] = ()
 
     @property
     def where(self) -> str:
@@ -126,10 +129,49 @@ def sh_lines(page: Path) -> list[tuple[int, str]]:
     return out
 
 
+def shown_output(page: Path) -> dict[int, list[str]]:
+    """The output a page shows for its commands: the line of a command of an ``sh`` block -> the ``#`` lines right
+    after it, without the ``# `` (a command followed by a line that does not start with ``#`` shows none)."""
+    shown: dict[int, list[str]] = {}
+    lines = page.read_text(encoding="utf-8").splitlines()
+    starts = {number for number, _ in sh_lines(page)}
+    for number in starts:
+        end = number - 1
+        while lines[end].rstrip().endswith("\\"):
+            end += 1
+        output = []
+        for line in lines[end + 1:]:
+            if not line.startswith("#"):
+                break
+            output.append(line[2:] if line.startswith("# ") else line[1:])
+        if output:
+            shown[number] = output
+    return shown
+
+
+def unmatched(shown: Sequence[str], output: str) -> str | None:
+    """The first line of ``shown`` that the real ``output`` lacks, or None: every shown line must be a line of the
+    output (trailing spaces aside), in the same order, where ``...`` stands for any text and a line ``...`` for any
+    lines (shown output is an excerpt of the real one)."""
+    real = [line.rstrip() for line in output.splitlines()]
+    at = 0
+    for line in shown:
+        if line.strip() == "...":
+            continue
+        pattern = re.compile(".*".join(re.escape(part) for part in line.rstrip().split("...")))
+        while at < len(real) and not pattern.fullmatch(real[at]):
+            at += 1
+        if at == len(real):
+            return line
+        at += 1
+    return None
+
+
 def commands(page: Path, root: Path = ROOT) -> list[Command]:
     """The stormcf commands of a page's ``sh`` blocks. Raises ``ValueError`` for a line that is neither a stormcf
     command nor one of :data:`NOT_RUN`."""
     out = []
+    shown = shown_output(page)
     for number, line in sh_lines(page):
         text = line.strip()
         where = f"{page.relative_to(root)}:{number}"
@@ -141,7 +183,7 @@ def commands(page: Path, root: Path = ROOT) -> list[Command]:
         words = shlex.split(text, comments=True)
         code = re.search(r"exit code (\d+)", _comment(text))
         out.append(Command(str(page.relative_to(root)), number, " ".join(words), tuple(words[1:]),
-                           int(code.group(1)) if code else 0))
+                           int(code.group(1)) if code else 0, tuple(shown.get(number, ()))))
     return out
 
 
@@ -174,10 +216,19 @@ class Outcome:
     code: int
     seconds: float
     output: str
+    quick: bool = False
 
     @property
     def ok(self) -> bool:
-        return self.code == self.command.exit_code
+        return self.code == self.command.exit_code and self.missing is None
+
+    @property
+    def missing(self) -> str | None:
+        """The first line of the output the page shows that the real output lacks (:func:`unmatched`); the
+        output of a command run with quick options is not compared."""
+        if not self.command.shown or self.quick:
+            return None
+        return unmatched(self.command.shown, self.output)
 
 
 def run_page(page_commands: Sequence[Command], run: Callable[[list[str], Path], tuple[int, str]],
@@ -190,8 +241,9 @@ def run_page(page_commands: Sequence[Command], run: Callable[[list[str], Path], 
             if command.needs & set(without):
                 continue
             start = time.perf_counter()
-            code, output = run(quick_argv(command, full), Path(folder))
-            outcomes.append(Outcome(command, code, time.perf_counter() - start, output))
+            argv = quick_argv(command, full)
+            code, output = run(argv, Path(folder))
+            outcomes.append(Outcome(command, code, time.perf_counter() - start, output, argv != list(command.argv)))
     return outcomes
 
 
@@ -223,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{o.command.text[:90]}", flush=True)
             if not o.ok:
                 failed += 1
+                if o.missing is not None:
+                    print(f"      the page shows '{o.missing}', which the output lacks", flush=True)
                 print("      " + "\n      ".join(o.output.strip().splitlines()[-5:]), flush=True)
     skipped = sum(len(commands(p)) for p in chosen) - ran
     print(f"{ran - failed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")

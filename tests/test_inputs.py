@@ -55,8 +55,15 @@ def test_simulated_path_file_is_the_seeded_simulators_path(tmp_path):
     assert result.probability == pytest.approx(np.prod([P[r, s] for r, s in zip(path.choices, successors)]))
 
 
+def test_simulate_shows_the_steps_in_an_absorbing_state_as_one_line(cli, tmp_path):
+    code, out, _ = cli("simulate", LOAN, "-s", stormcf.example_path("loan.impatient.json"), "--steps", "6", "--seed",
+                       "1", "--out", tmp_path / "p.json")
+    assert code == 0 and "  t=2  s=4  Quit\n  t=3..5  s=8  stays (absorbing state)\n  final state s=8" in out
+    assert "unnamed" not in out
+
+
 def test_strategy_file_and_simulate_commands_feed_the_analyses(cli, tmp_path):
-    code, out, _ = cli("strategy-file", TREAT, "--scheduler", 'Pmax=? [F s=1]', "--out", tmp_path / "s.json")
+    code, out, _ = cli("strategy-file", TREAT, "--optimal", 'Pmax=? [F s=1]', "--out", tmp_path / "s.json")
     assert code == 0 and "Storm's optimal scheduler" in out
     code, out, _ = cli("simulate", TREAT, "-s", tmp_path / "s.json", "--steps", "3", "--seed", "5",
                        "--out", tmp_path / "p.json", "--json", "-")
@@ -67,10 +74,10 @@ def test_strategy_file_and_simulate_commands_feed_the_analyses(cli, tmp_path):
 
 
 def test_strategy_file_needs_a_scheduler_property_with_a_direction(cli, tmp_path):
-    code, _, err = cli("strategy-file", LOAN, "--scheduler", 'P=? [F "rejected"]', "--out", tmp_path / "s.json")
+    code, _, err = cli("strategy-file", LOAN, "--optimal", 'P=? [F "rejected"]', "--out", tmp_path / "s.json")
     assert code == 2 and "has no direction" in err and not (tmp_path / "s.json").exists()
     code, _, err = cli("strategy-file", LOAN, "--out", tmp_path / "s.json")
-    assert code == 2 and "one of the arguments --uniform --random --scheduler is required" in err
+    assert code == 2 and "one of the arguments --uniform --random --optimal is required" in err
 
 
 def test_partial_schedulers_are_completed_and_memoryful_ones_refused(cli, tmp_path):
@@ -85,6 +92,6 @@ def test_partial_schedulers_are_completed_and_memoryful_ones_refused(cli, tmp_pa
     assert "leaves the choice open in 1 state(s)" in result.notes[0]
     assert stormcf.Strategy.load(csma, tmp_path / "s.json").allclose(result.strategy)
     dice = stormcf.storm.stormpy_example("mdp", "two_dice.nm")
-    code, _, err = cli("strategy-file", dice, "--scheduler", 'Pmax=? [F "seven" || F "done"]', "--out",
+    code, _, err = cli("strategy-file", dice, "--optimal", 'Pmax=? [F "seven" || F "done"]', "--out",
                        tmp_path / "c.json")
     assert code == 2 and "needs memory (3 memory states)" in err and not (tmp_path / "c.json").exists()

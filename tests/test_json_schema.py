@@ -1,7 +1,7 @@
 """One JSON shape for every command: each command's `--json -` document has exactly the envelope keys and the keys
 docs/json.md documents for it (the key lists are read from the document), every check record has the documented
 keys, and every document (single runs, batch lines, timeout documents) is valid under the published JSON Schema
-docs/schema/stormcf-1.json, whose keys are the documented ones."""
+stormcf/schema/stormcf-1.json (`stormcf schema`), whose keys are the documented ones."""
 import json
 import re
 import subprocess
@@ -16,7 +16,7 @@ import stormcf.report
 from stormcf.cli import main
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "json.md"
-SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "schema" / "stormcf-1.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "stormcf" / "schema" / "stormcf-1.json"
 LOAN, IMPATIENT = str(stormcf.example_path("loan.prism")), str(stormcf.example_path("loan.impatient.json"))
 GRID, GRID_PATH = str(stormcf.example_path("gridworld.prism")), str(stormcf.example_path("gridworld.catastrophic.json"))
 ADAPTIVE, ADAPTIVE_PATH = str(stormcf.example_path("adaptive.prism")), str(stormcf.example_path("adaptive.path.json"))
@@ -31,7 +31,7 @@ INVOCATIONS = {
     "info": ["info", LOAN],
     "check": ["check", LOAN, "-s", IMPATIENT, "-p", 'P=? [F "rejected"]', "-p", 'P<=0.2 [F "rejected"]'],
     "strategy": ["strategy", LOAN, "-s", IMPATIENT, "-p", 'P<=0.2 [F "rejected"]', "--diverse", "2"],
-    "strategy-file": ["strategy-file", LOAN, "--scheduler", 'Pmin=? [F "rejected"]', "--out", "{tmp}/best.json"],
+    "strategy-file": ["strategy-file", LOAN, "--optimal", 'Pmin=? [F "rejected"]', "--out", "{tmp}/best.json"],
     "simulate": ["simulate", LOAN, "-s", "{tmp}/best.json", "--steps", "5", "--out", "{tmp}/path.json"],
     "icfmdp": ["icfmdp", GRID, "-c", "p=0.4", "--path", GRID_PATH, "--optimistic", "--baseline", "gumbel"],
     "explain-path": ["explain-path", ADAPTIVE, "--path", ADAPTIVE_PATH, "--k", "1", "--k-max", "2", "--verify",
@@ -67,8 +67,18 @@ def documented_keys() -> dict[str, set[str]]:
 
 
 def cli_commands() -> set[str]:
+    """The commands that write a JSON document (``--json``); ``stormcf schema`` prints the schema itself."""
     from stormcf.cli import build_parser
-    return set(next(a for a in build_parser()._actions if a.dest == "command").choices)
+    parsers = next(a for a in build_parser()._actions if a.dest == "command").choices
+    return {name for name, parser in parsers.items()
+            if any("--json" in action.option_strings for action in parser._actions)}
+
+
+def test_the_schema_command_prints_the_shipped_schema(capsys):
+    assert main(["schema"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(SCHEMA.read_text(encoding="utf-8"))
+    assert main(["schema", "--path"]) == 0
+    assert Path(capsys.readouterr().out.strip()).samefile(SCHEMA)
 
 
 def test_every_documented_command_has_an_invocation():

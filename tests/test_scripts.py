@@ -18,6 +18,10 @@ NOT_RUN = {
 }
 
 
+#: what the solvers print from C code when it is not routed away (HiGHS's banner, Gurobi's and SCIP's logs)
+NATIVE_OUTPUT = ("Running HiGHS", "Copyright (c)", "Gurobi Optimizer", "Set parameter", "SCIP version")
+
+
 @pytest.mark.parametrize("script", sorted(p.name for p in SCRIPTS.glob("*.py")))
 def test_every_script_runs_in_its_quick_setting(script, tmp_path):
     env = {**os.environ, "MPLBACKEND": "Agg"}
@@ -25,6 +29,8 @@ def test_every_script_runs_in_its_quick_setting(script, tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"{script} --quick failed:\n{done.stderr[-3000:]}"
     assert done.stdout.strip(), f"{script} --quick printed nothing"
+    assert not [line for line in done.stdout.splitlines() if line.lstrip().startswith(NATIVE_OUTPUT)], \
+        f"{script} --quick: a solver's own output on stdout"
 
 
 def test_every_shell_script_is_listed_with_a_reason():

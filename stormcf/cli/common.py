@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -67,6 +68,24 @@ def add_input_argument(parser: argparse.ArgumentParser | argparse._ActionsContai
     action = parser.add_argument(*flags, **options)
     inputs = parser.get_default("inputs") or ()
     parser.set_defaults(inputs=(*inputs, (action.dest, flags[0] if flags[0].startswith("-") else action.metavar)))
+
+
+class Deprecated(argparse.Action):
+    """An earlier spelling of one of a command's options, kept for users' scripts where it is not ambiguous within
+    the command: it works as the new option (same ``dest``; ``append`` for a repeatable one) with a warning on
+    stderr, and ``--help`` does not show it. docs/cli.md lists them (option names)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, new: str = "", append: bool = False,
+                 **options) -> None:
+        super().__init__(option_strings, dest, help=argparse.SUPPRESS, **options)
+        self.new, self.append = new, append
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values,
+                 option_string: str | None = None) -> None:
+        print(f"stormcf: warning: {option_string} is deprecated in {parser.prog}: use {self.new}", file=sys.stderr)
+        if self.append:
+            values = [*(getattr(namespace, self.dest, None) or []), values]
+        setattr(namespace, self.dest, values)
 
 
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
@@ -228,6 +247,8 @@ def emit(result: Report, args: argparse.Namespace, plot: Callable[[Report, str],
         if result.model is not None:
             print(model_line(result.model))
         print(result)
+        if args.verbosity >= console.VERBOSE and result.details():
+            print("\n".join(result.details()))
         if args.json:
             write_json(result.to_dict(), args.json)
             print(f"JSON written to {args.json}")

@@ -7,6 +7,7 @@ learned model and on the true one, side by side.
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from ..examples import example_path
@@ -58,8 +59,9 @@ def _demo(args: argparse.Namespace, folder: Path, quiet: bool) -> dict:
         say(f"  {line}")
     learned = learn_mdp(LearnProblem(read_log(csv), model_path=folder / "learned.prism",
                                      strategy_path=folder / "sigma.json"))
-    say("\n== stormcf learn loan_log.csv --out learned.prism --strategy-out sigma.json")
-    say(learned)
+    say("\n== stormcf learn loan_log.csv --out learned.prism --strategy-out sigma.json"
+        + ("" if args.dir else "  (in a temporary folder, removed at the end; --dir DIR keeps the files)"))
+    say(str(learned) if args.dir else str(learned).replace(f"{folder}{os.sep}", ""))
     true_value = check_strategy(sigma, 'P=? [F "rejected"]')
     learned_value = check_strategy(learned.strategy, 'P=? [F "rejected"]')
     say(f"\n{'':34s}{'true model':>14s}{'learned model':>16s}")

@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_input_argument(paths, "--path", metavar="P.json",
                        help='observed path: {"steps": [{"state": {...}, "action": "a"}, ...]} (final_state optional)')
     add_input_argument(paths, "--paths", metavar="FILE.jsonl", help="a batch: one observed path per line (JSON lines)")
-    p.add_argument("--reward", metavar="R", default=None,
+    p.add_argument("--reward", "-r", metavar="R", default=None,
                    help="reward model (state and state-action rewards); optional if the model has only one")
     p.add_argument("--k", type=non_negative_int, required=True,
                    help="change budget: at most k actions differ from the path (0: the observed actions' own "

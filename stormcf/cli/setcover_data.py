@@ -6,8 +6,8 @@ import argparse
 
 from .._lazy import LazyChoices
 from ..errors import OptionError
-from .common import (add_json_argument, add_output_argument, add_solver_argument, non_negative_int, positive_int,
-                     probability, require_solver_used, run_single)
+from .common import (Deprecated, add_json_argument, add_output_argument, add_solver_argument, non_negative_int,
+                     positive_int, probability, require_solver_used, run_single)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,7 +15,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                              "their optimal CFE (one Storm call for the whole family)")
     add_output_argument(d, "out", metavar="OUT.npz", help="labelled data set (agents, CFEs, costs, the instance)")
     d.add_argument("--features", "-n", type=positive_int, default=20, help="n (default 20)")
-    d.add_argument("--actions", "-A", type=positive_int, default=100, help="A (default 100)")
+    d.add_argument("--num-actions", "-A", dest="actions", type=positive_int, default=100, help="A (default 100)")
+    d.add_argument("--actions", dest="actions", type=positive_int, action=Deprecated,
+                   new="--num-actions A (--actions names the actions of an activity log in learn)")
     d.add_argument("--draws", type=positive_int, default=100_000,
                    help="agents drawn before de-duplication (default 100000)")
     d.add_argument("--p-f", type=probability, default=0.68, help="feature probability in [0, 1] (default 0.68)")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from .._lazy import LazyChoices
-from .common import (add_input_argument, add_json_argument, add_output_argument, non_negative_int, positive_int,
-                     run_single, share)
+from .common import (Deprecated, add_input_argument, add_json_argument, add_output_argument, non_negative_int,
+                     positive_int, run_single, share)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,14 +32,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dropout", type=float, default=None, help="dropout rate (default: mc 0.1, the others 0.05)")
     p.add_argument("--l2", type=float, default=None, help="l2 regularisation (weight decay, default 1e-5)")
     p.add_argument("--p-w", type=float, default=None, help="na/fa/seq2seq loss: weight of the BCE (default 0.1)")
-    p.add_argument("--alpha", type=float, default=None,
-                   help="na/fa/seq2seq loss: weight of the L1 term (default: na, fa 0.05; seq2seq 0.1)")
+    p.add_argument("--l1-weight", dest="alpha", type=float, default=None, metavar="W",
+                   help="na/fa/seq2seq loss: weight α of the L1 term (default: na, fa 0.05; seq2seq 0.1)")
+    p.add_argument("--alpha", dest="alpha", type=float, action=Deprecated,
+                   new="--l1-weight W (--alpha is IOAlergia's parameter in learn)")
     p.add_argument("--decoder", type=positive_int, default=None, help="seq2seq: GRU state size (default 512)")
     p.add_argument("--ensemble", type=positive_int, default=None, metavar="M",
                    help="mc/na/fa: train the networks of the seeds SEED .. SEED+M-1 (each with its own validation "
                         "split and an equal share of --time-limit) and average their output probabilities; not "
                         "the paper's (default 1)")
-    p.add_argument("--k", type=positive_int, default=None, help="neighbours of knn (default: the paper's 5/10/15)")
+    p.add_argument("--neighbours", dest="k", type=positive_int, default=None,
+                   help="neighbours k of knn (default: the paper's 5/10/15)")
+    p.add_argument("--k", dest="k", type=positive_int, action=Deprecated,
+                   new="--neighbours K (--k is the change budget in explain-path)")
     p.add_argument("--min-frequency", type=non_negative_int, default=0,
                    help="keep CFEs seen more than this (>10, >40 sets)")
     p.add_argument("--augment", type=non_negative_int, default=0, metavar="TARGET",

@@ -7,16 +7,19 @@ import argparse
 
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
-from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments,
+from .common import (Deprecated, add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments,
                      add_output_argument, add_plot_argument, add_solver_argument, batch_exit_code, emit, model_file,
-                     model_from_args, positive_int, require_single, run_batch_command, status_exit_code)
+                     model_from_args, non_negative_int, positive_int, require_single, run_batch_command,
+                     status_exit_code)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("strategy", help="the smallest change to a strategy that brings P(F bad) under a bound",
-                       description="The closest strategy that meets the bounds (seed 000); the default time limit is "
-                                   "600 s (the search is anytime: the best strategy Storm checked so far is the "
-                                   "answer when it ends, and the first Ctrl-C gives it too).")
+    p = sub.add_parser("strategy", help="the closest strategy that meets probability and expected-reward bounds "
+                                        "(counterfactual strategies, Kobialka et al.)",
+                       description="The closest strategy that meets the bounds: probabilities (P<=, P>=, also until) and "
+                                   "expected rewards (R<=, R>=), one or several at once (--require); the default "
+                                   "time limit is 600 s (the search is anytime: the best strategy Storm checked so "
+                                   "far is the answer when it ends, and the first Ctrl-C gives it too).")
     add_model_arguments(p)
     strategies = p.add_mutually_exclusive_group(required=True)
     add_input_argument(strategies, "--strategy", "-s", metavar="S.json", help="the initial strategy σ")
@@ -26,8 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="""the bound to meet, e.g. 'P<=0.2 [F "rejected"]', 'P<=0.3 [!"safe" U "bad"]', """
                         """'R{"cost"}<=5 [F "done"]' (also <, and >=/> when sound); repeatable: a batch of every """
                         "strategy with every bound")
-    p.add_argument("--require", "-r", action="append", default=[], metavar="PCTL",
+    p.add_argument("--require", action="append", default=[], metavar="PCTL",
                    help="a bound that must hold too (repeatable: all at once, with each --prop)")
+    p.add_argument("-r", dest="require", action=Deprecated, append=True,
+                   new="--require PCTL (-r is --reward in icfmdp and explain-path)")
     p.add_argument("--weights", "-w", default="1,1,1", metavar="R0,R1,RINF",
                    help="weights of d = r0*d0 + r1*d1 + rinf*dinf (default 1,1,1)")
     control = p.add_mutually_exclusive_group()
@@ -44,6 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_argument(p)
     add_output_argument(p, "--dot", metavar="OUT", help="draw the changed states and their steps (Graphviz): OUT.png, "
                         ".svg or .pdf rendered by Graphviz's dot program, any other name the DOT text")
+    p.add_argument("--dot-states", type=non_negative_int, default=None, metavar="N",
+                   help="--dot draws at most N changed states, the largest changes first (default 12; 0: all)")
     add_plot_argument(p, "draw the changed probabilities, σ beside σ*")
     add_batch_arguments(p, "--strategies or several --prop")
     p.set_defaults(run=run, analysis="stormcf.counterfactual.task:CounterfactualStrategies")
@@ -55,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     from ..counterfactual.task import CounterfactualStrategies, strategy_items
     if not args.prop and not args.require:
         raise OptionError("give the bound to meet with --prop (or the bounds that must all hold with --require)")
+    if args.dot_states is not None and not args.dot:
+        raise OptionError("--dot-states applies to the drawing: give --dot OUT")
     batch = bool(args.strategies) or len(args.prop or []) > 1
     analysis = CounterfactualStrategies(
         weights=args.weights, epsilon=args.epsilon, controllable_states=args.controllable_states,
@@ -74,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     result = analysis(model_from_args(args), data, args.strategy, args.context)
     emit(result, args, plot=_plot)
     if args.dot:
-        write_drawing(result, args.dot)
+        write_drawing(result, args.dot, *([] if args.dot_states is None else [args.dot_states or None]))
         if args.json != "-":
             print(f"drawing written to {args.dot}" + (f" (Graphviz DOT; render it with: dot -Tpng {args.dot} -o "
                                                       "drawing.png)" if fmt == "dot" else ""))

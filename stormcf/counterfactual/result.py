@@ -235,13 +235,21 @@ class CounterfactualResult(Report):
             met = "; ".join(_value_words(b, c.value).replace("State ", "state ", 1).replace("The ", "the ", 1)
                             for b, c in zip(bounds, self.verifications))
             lines.append(f"You can meet {self.problem.properties_text} ({met}) as follows:")
-        for change in self.changes():
+        for s, change in zip(self.distance.changed_states, self.changes()):
             lines.append(f"  In state '{change['name']}':")
-            moves = sorted(change["actions"].items(), key=lambda kv: kv[1]["to"] <= kv[1]["from"])
-            for action, fr_to in moves:
-                verb = "increase" if fr_to["to"] > fr_to["from"] else "decrease"
-                lines.append(f"    {verb} probability of action '{action}' to {_number(fr_to['to'])}")
+            lines.extend(f"    {move}" for move in self._moves(int(s), change))
         return "\n".join(lines)
+
+    def _moves(self, s: int, change: dict[str, Any]) -> list[str]:
+        """Every action of the changed state ``s`` with a probability under σ or σ*: the increased ones first, then
+        the decreased ones, then those kept (so that the probabilities shown under σ* add up to 1)."""
+        m, sigma = self.problem.model, self.problem.strategy
+        kept = {m.choice_name(r): float(sigma.probabilities[r]) for r in m.choices(s)
+                if m.choice_name(r) not in change["actions"] and sigma.probabilities[r] > CHANGE_TOLERANCE}
+        moves = sorted(change["actions"].items(), key=lambda kv: kv[1]["to"] <= kv[1]["from"])
+        return ([f"{'increase' if to['to'] > to['from'] else 'decrease'} probability of action '{action}' to "
+                 f"{_number(to['to'])}" for action, to in moves]
+                + [f"keep probability of action '{action}' at {_number(p)}" for action, p in kept.items()])
 
     def _reachable(self) -> bool:
         """Whether Storm's optimum of every bound alone meets it."""
@@ -249,13 +257,19 @@ class CounterfactualResult(Report):
                    for b, v in zip(self.problem.bounds, self.optima))
 
     def status_line(self) -> str:
+        """The status and, where the answer is not proven optimal outright, how close it is: one short clause (how
+        it was found is in :meth:`details`)."""
         status = f"status: {self.status}"
         if self.status == "suboptimal" and self.distance_lower_bound is not None:
             status += f" (no valid strategy is closer than d = {self.distance_lower_bound:.6g}"
             status += f", gap {self.gap:.3g})" if self.gap is not None else ")"
         elif self.status == "optimal" and self.gap:
             status += f" (gap {self.gap:.2g} to the proven lower bound d = {self.distance_lower_bound:.6g})"
-        return f"{status}; {self.solver}: {self.solver_reason}; {self.time_s:.3g} s"
+        return status
+
+    def details(self) -> list[str]:
+        """How the answer was found: the stage and its plan, the time, the encoded sizes (``-v``)."""
+        return [f"method: {self.solver}: {self.solver_reason}; {self.time_s:.3g} s", *self._size_lines()]
 
     def text(self) -> str:
         lines = [self.explanation()]
@@ -267,7 +281,6 @@ class CounterfactualResult(Report):
             lines.append(f"checked by {self.verification.method}: " + "; ".join(map(str, self.verifications)))
         if self.exact_checks:
             lines.append("exact check: " + "; ".join(map(str, self.exact_checks)))
-        lines.extend(self._size_lines())
         lines.extend(f"note: {n}" for n in self.notes)
         for k, other in enumerate(self.diverse, start=2):
             novelty = "" if other.novelty is None else f" (novel state-action pairs: {other.novelty:.0%})"

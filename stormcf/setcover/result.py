@@ -120,11 +120,14 @@ class SetCoverResult(Report):
             if self.unique is False:
                 lines.append("  The optimum is not unique: this is the optimal set with the fewest actions "
                              "(inclusion-minimal), the least in catalogue order among those.")
-        lines.append(f"status: {self.status}; method: {self.method} ({1000 * self.timings.get('solve', 0):.3g} ms)")
+        lines.append(f"status: {self.status}")
         for check in self.checks:
             lines.append(f"checked by Storm on the {check.subject}: {check}")
         lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines)
+
+    def details(self) -> list[str]:
+        return [f"method: {self.method} ({1000 * self.timings.get('solve', 0):.3g} ms)"]
 
 
 # ======================================================================================== the learning pipeline

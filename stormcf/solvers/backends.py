@@ -21,6 +21,7 @@ limit, or the user's request); ``infeasible``; ``unbounded``; ``timeout`` (no so
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import subprocess
 import sys
@@ -106,8 +107,8 @@ class GurobiBackend:
         except ImportError:
             raise SolverError("gurobipy is not installed (pip install gurobipy)") from None
         t0 = time.perf_counter()
-        try:
-            with gp.Env(empty=True) as env:
+        try:   # gurobipy writes its log to Python's sys.stdout: with -v it goes to stderr, as native output does
+            with contextlib.redirect_stdout(sys.stderr), gp.Env(empty=True) as env:
                 env.setParam("OutputFlag", int(Run.current().solver_logs))
                 env.start()
                 with gp.Model(env=env) as m:

@@ -47,7 +47,9 @@ def test_strategy_json_to_stdout_and_exact(capsys):
 
 def test_strategy_infeasible_epsilon_and_expression(capsys):
     code, out, _ = run(capsys, "strategy", LOAN, "-s", IMPATIENT, "-p", 'P<=0.01 [F "rejected"]')
-    assert code == 0 and "status: infeasible; storm: Pmin = 0.02" in out
+    assert code == 0 and "status: infeasible\n" in out and "achieves is 0.02 (Storm)" in out
+    code, out, _ = run(capsys, "strategy", LOAN, "-s", IMPATIENT, "-p", 'P<=0.01 [F "rejected"]', "-v")
+    assert code == 0 and "method: storm: Pmin = 0.02" in out         # how it was decided: with -v only
     code, out, _ = run(capsys, "strategy", LOAN, "-s", IMPATIENT, "-p", BAD, "-w", "0,0,1", "--epsilon", "0.5")
     assert code == 0 and "status: infeasible" in out
     code, out, _ = run(capsys, "strategy", LOAN, "-s", IMPATIENT, "-p", "P<=0.2 [F s=8]",
@@ -71,9 +73,11 @@ def test_strategy_diverse(capsys):
     (["-p", BAD, "--time-limit", "0"], "time limit"),
     (["-p", BAD, "--controllable-states", "s=="], "cannot parse"),
     (["-p", 'P<=0.2 [F<=3 "rejected"]'], "needs a strategy that counts steps (memory)"),
-    (["-p", BAD, "-r", BAD], "is given twice"),
+    (["-p", BAD, "--require", BAD], "is given twice"),
+    (["-p", BAD, "--dot-states", "3"], "--dot-states applies to the drawing: give --dot OUT"),
     ([], "give the bound to meet with --prop"),
-    (["-r", BAD, "-r", 'R{"steps"}<=3 [F "granted"|"rejected"]', "--solver", "highs"], "several bounds need"),
+    (["--require", BAD, "--require", 'R{"steps"}<=3 [F "granted"|"rejected"]', "--solver", "highs"],
+     "several bounds need"),
 ])
 def test_strategy_bad_input_exits_2_with_one_line(capsys, argv, message):
     code, out, err = run(capsys, "strategy", LOAN, "-s", IMPATIENT, *argv)
@@ -84,14 +88,15 @@ def test_strategy_bad_input_exits_2_with_one_line(capsys, argv, message):
 def test_several_bounds_with_require(capsys):
     """--require adds bounds that must hold too; without --prop, the required bounds alone are the question."""
     steps = 'R{"steps"}<=2.75 [F "granted" | "rejected"]'
-    code, out, _ = run(capsys, "strategy", LOAN, "-s", IMPATIENT, "-p", steps, "-r", 'P<=0.35 [F "rejected"]',
+    code, out, _ = run(capsys, "strategy", LOAN, "-s", IMPATIENT, "-p", steps, "--require", 'P<=0.35 [F "rejected"]',
                        "--json", "-")
     data = json.loads(out)
     assert code == 0 and data["status"] == "optimal" and [b["holds"] for b in data["bounds"]] == [True, True]
     assert data["bounds"][0]["kind"] == "reward" and abs(data["value"] - 2.70375) < 1e-9
     assert data["probability"] is None and abs(data["bounds"][1]["value"] - 0.35) < 1e-8
     assert len([c for c in data["checks"] if c["subject"].startswith("DTMC")]) >= 4   # σ and σ*, both bounds
-    code, out, _ = run(capsys, "strategy", LOAN, "-s", IMPATIENT, "-r", 'P<=0.35 [F "rejected"]', "-r", steps)
+    code, out, _ = run(capsys, "strategy", LOAN, "-s", IMPATIENT, "--require", 'P<=0.35 [F "rejected"]', "--require",
+                       steps)
     assert code == 0 and "You can meet P<=7/20 [F \"rejected\"] and R{\"steps\"}<=11/4" in out
 
 
@@ -121,3 +126,17 @@ def test_gurobi_licence_limit_is_named_and_auto_falls_back_to_scip(capsys, tmp_p
     code, out, err = run(capsys, "strategy", GRID, "-c", "N=8", "-s", str(strategy), "-p", 'P<=0.5 [F "trap"]',
                          "--solver", "gurobi", "--time-limit", "4")
     assert code == 2 and "size-limited Gurobi licence" in err and err.count("\n") == 1
+
+
+def test_changed_states_list_every_action_with_a_probability(capsys, tmp_path):
+    """d∞ on FrozenLake from the uniform strategy keeps one action of a changed state at 0.25: it is listed too, so
+    that the probabilities shown for σ* add up to 1 in every changed state."""
+    lake = str(stormcf.example_path("frozenlake4.prism"))
+    assert run(capsys, "strategy-file", lake, "--uniform", "--out", str(tmp_path / "u.json"))[0] == 0
+    code, out, _ = run(capsys, "strategy", lake, "-s", str(tmp_path / "u.json"), "-p", 'P<=0.8 [F "hole"]',
+                       "-w", "0,0,1")
+    blocks = out.split("  In state ")[1:]
+    assert code == 0 and len(blocks) == 11 and "keep probability of action" in out
+    for block in blocks:
+        moves = [line for line in block.splitlines()[1:] if line.startswith("    ")]
+        assert len(moves) == 4 and sum(float(m.split()[-1]) for m in moves) == pytest.approx(1, abs=2e-4)

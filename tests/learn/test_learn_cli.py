@@ -195,6 +195,14 @@ def test_demo_learn(capsys, tmp_path):
     assert "In state 'Rework'" in out.split("on the learned model:")[1]
 
 
+def test_demo_learn_does_not_show_the_temporary_files_it_removes(capsys):
+    import tempfile
+    code, out, err = run(capsys, "demo-learn", "--cases", "300")
+    assert code == 0, err
+    assert "(in a temporary folder, removed at the end; --dir DIR keeps the files)" in out
+    assert "written to learned.prism" in out and tempfile.gettempdir() not in out
+
+
 def test_demo_learn_json_on_stdout_is_one_document():
     """A fresh process (HiGHS prints its banner from C on the first solve): stdout holds exactly the JSON."""
     import subprocess
