@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install bench clean
+.PHONY: demo test test-fast install bench clean
 
 $(VENV)/.core: setup.py pyproject.toml
 	@echo "make: installing stormcf's core into $(VENV) (about 535 MB; a few minutes on a fresh machine)"
@@ -25,6 +25,10 @@ demo: $(VENV)/.core
 
 test: $(VENV)/.all
 	$(BIN)/python -m pytest -q --durations=25
+
+# the fast tier: the tests in this process, without the slow modules of tests/conftest.py (SLOW_MODULES)
+test-fast: $(VENV)/.all
+	$(BIN)/python -m pytest -q -m "not slow" --durations=10
 
 bench: $(VENV)/.all
 	$(BIN)/python scripts/bench_extraction.py

@@ -10,7 +10,7 @@ from .hostile import Case, write
 def generator(folder):
     """A knn generator trained on the valid data set (through the command line, as a user makes one)."""
     from stormcf.cli import main
-    assert main(["setcover-learn", str(files.data_file(folder, "train.npz")), "--generator", "knn", "--k", "1",
+    assert main(["setcover-learn", str(files.data_file(folder, "train.npz")), "--generator", "knn", "--neighbours", "1",
                  "--out", str(folder / "g.npz"), "-q"]) == 0
     return folder / "g.npz"
 

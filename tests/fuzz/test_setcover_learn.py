@@ -8,7 +8,7 @@ from .hostile import Case, write
 
 
 def learn(data, *args):
-    return ["setcover-learn", data, "--generator", "knn", "--k", "1", "--out", "g.npz", *args]
+    return ["setcover-learn", data, "--generator", "knn", "--neighbours", "1", "--out", "g.npz", *args]
 
 
 def arrays(**changes):
