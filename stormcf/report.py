@@ -185,7 +185,9 @@ def json_text(data: Any) -> str:
 def temporary_beside(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
     """A new, empty file beside ``target`` to write its new content into before renaming it into place. It gets the
     permissions a plain ``open(target, "w")`` would give: a new file 0666 less the umask (the kernel applies it, as
-    for ``open()``), an existing file keeps its mode. (``tempfile.mkstemp`` would make every output 0600.)"""
+    for ``open()``), an existing file keeps its mode. (``tempfile.mkstemp`` would make every output 0600.) It is
+    registered for removal when a signal ends the command (:func:`stormcf.interrupt.track_path`) before it is made;
+    the caller untracks it when it is renamed or removed."""
     target = Path(target)
     try:
         mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else None
@@ -193,10 +195,15 @@ def temporary_beside(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
         mode = None
     for _ in range(100):
         name = target.parent / f".{target.name}.{secrets.token_hex(4)}{suffix}"
+        interrupt.track_path(name)
         try:
             fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
+            interrupt.untrack_path(name)
             continue
+        except BaseException:
+            interrupt.untrack_path(name)
+            raise
         try:
             if mode is not None:
                 os.fchmod(fd, mode)
@@ -210,16 +217,18 @@ def temporary_beside(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
 def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
     """A temporary file beside ``out`` to write into (:func:`temporary_beside`: the permissions a plain write would
     give); renamed to ``out`` when the block succeeds, removed when it fails (an exception, a full disk, a signal
-    turned into an exception), so that ``out`` is either the complete new file or what it was before. Failures to
-    write raise :class:`~stormcf.errors.OutputError` naming ``out``. Every file stormcf writes goes through here."""
+    turned into an exception), so that ``out`` is either the complete new file or what it was before. Nothing is
+    renamed after a final signal (SIGTERM, the last Ctrl-C: :func:`~stormcf.interrupt.raise_if_ending`), also when
+    its exception was lost. Failures to write raise :class:`~stormcf.errors.OutputError` naming ``out``. Every file
+    stormcf writes goes through here."""
     target = Path(out)
     try:
         tmp = temporary_beside(target)
     except OSError as err:
         raise OutputError(f"{out}: cannot write ({err.strerror})") from None
-    interrupt.track_path(tmp)
     try:
         yield tmp
+        interrupt.raise_if_ending()
         os.replace(tmp, target)
     except OSError as err:
         raise OutputError(f"{out}: cannot write ({err.strerror})") from None

@@ -4,7 +4,9 @@
 - a tiny ``--time-limit`` ends the command within the limit plus slack, with an honest status: an answer found in
   time (exit code 0) or status ``timeout`` (exit code 5), and the JSON document either way;
 - the first Ctrl-C gives status ``interrupted`` with the best checked answer (analyses that stop at safe points) or
-  exit code 130; SIGTERM gives exit code 143 and leaves no output file, no temporary file and no process behind;
+  exit code 130; the second Ctrl-C, whatever the command is doing then (printing, writing its answer, tearing down),
+  gives exit code 130 and no output file; SIGTERM gives exit code 143 and leaves no output file, no temporary file
+  and no process behind, also during Python's start-up (its imports);
 - a bad input is one line on stderr and exit code 2 (the first refusal of the command's fuzz table, tests/fuzz);
 - a batch of one item gives the document of the single run.
 
@@ -191,6 +193,48 @@ def test_the_first_ctrl_c_reports_the_best_answer_or_exits_130(command, tmp_path
         assert proc.returncode == 130 and stderr.endswith("stormcf: interrupted\n"), stderr
         assert not out.exists()
     assert _left_behind(tmp_path) == [] and _processes_of(tmp_path) == []
+
+
+@pytest.mark.parametrize("command", sorted(CASES))
+def test_the_second_ctrl_c_exits_130_and_writes_nothing(command, tmp_path):
+    """The second Ctrl-C as soon as the first one was taken (the line saying so, in the commands that stop at safe
+    points): exit code 130 and no output file, also when it comes while the answer is being printed or written or
+    the process tears down (where Python's default handler came back: killed by SIGINT). Only a command that had
+    ended before the second Ctrl-C was sent may exit 0 (its file then predates the signal)."""
+    case = CASES[command]
+    out = tmp_path / "out.json"
+    proc = start(case.slow(tmp_path), tmp_path, "--json", str(out))
+    _working(proc)
+    proc.send_signal(signal.SIGINT)
+    if case.stoppable:                              # the first one was taken (or the command has ended)
+        next((line for line in proc.stderr if "stopping at the next safe point" in line), None)
+    sent = time.time()
+    proc.send_signal(signal.SIGINT)                 # nothing when the command has ended (Popen.send_signal polls)
+    _, stderr = proc.communicate(timeout=120)
+    if proc.returncode == 0 and case.stoppable:     # it ended first, its answer written before the signal
+        assert out.stat().st_ctime <= sent
+    else:
+        assert proc.returncode == 130 and stderr.endswith("stormcf: interrupted\n"), stderr
+        assert not out.exists()
+    assert _left_behind(tmp_path) == [] and _processes_of(tmp_path) == []
+
+
+def test_sigterm_during_start_up_exits_143_with_a_line(tmp_path):
+    """SIGTERM while Python imports the command's modules (numpy, scipy, Storm), right after stormcf's first module
+    was imported (``-X importtime`` says when): 143 and the line, not the default action (no line) or an ImportError
+    ("initialization failed") of the module whose import the signal interrupted (exit code 1)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "stormcf", "info", LOAN], text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "TMPDIR": str(scratch)})
+    for line in proc.stderr:
+        if line.rstrip().endswith("| stormcf.limits"):          # imported right after the handlers are in
+            proc.send_signal(signal.SIGTERM)
+            break
+    stderr = proc.stderr.read()
+    proc.wait(timeout=60)
+    assert proc.returncode == 143 and stderr.endswith("stormcf: terminated\n"), stderr[-500:]
+    assert list(scratch.iterdir()) == []
 
 
 @pytest.mark.parametrize("command", sorted(CASES))

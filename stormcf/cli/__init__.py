@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
     console.set_verbosity(args.verbosity)
     show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
     deadline = Deadline(args.time_limit, elapsed=started)
-    with interrupt.command_signals(getattr(args, "stoppable", False)):
+    with interrupt.scratch_folder(), interrupt.command_signals(getattr(args, "stoppable", False)):
         try:
             with console.native_output(show_native), warnings.catch_warnings(), deadline.active(), \
                     interrupt.stop_after(_hard_limit(deadline), TIMEOUT, f"timeout: {_overrun_message(deadline)}",
@@ -118,14 +118,7 @@ def _overrun_message(deadline: Deadline) -> str:
 def _run(args: argparse.Namespace) -> int:
     """The command, with its errors turned into one line on stderr and an exit code."""
     try:
-        check_outputs(args)
-        args.result_stream = sys.stdout           # with --json -, the JSON document alone goes there
-        json_on_stdout = getattr(args, "json", None) == "-"
-        with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else contextlib.nullcontext():
-            code = int(args.run(args) or 0)
-        interrupt.raise_lost_signal()
-        _flush_stdout()
-        return code
+        return _command(args)
     except BrokenPipeError:                       # the reader went away (stormcf ... | head): end quietly
         return _closed_pipe()
     except TimeLimitReached as err:
@@ -148,6 +141,23 @@ def _run(args: argparse.Namespace) -> int:
         if is_out_of_memory(err):               # e.g. a library that cannot be mapped any more (an ImportError)
             return _fail(f"error: {out_of_memory_message(err)}", 2)
         return _internal(err)
+
+
+def _command(args: argparse.Namespace) -> int:
+    """The command's exit code. A final signal that arrived (SIGTERM, the last Ctrl-C) wins over its end and its
+    errors: the signal's exception may have been swallowed by a library or turned into another error."""
+    try:
+        check_outputs(args)
+        args.result_stream = sys.stdout           # with --json -, the JSON document alone goes there
+        json_on_stdout = getattr(args, "json", None) == "-"
+        with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else contextlib.nullcontext():
+            code = int(args.run(args) or 0)
+    except Exception:
+        interrupt.raise_if_ending()
+        raise
+    interrupt.raise_if_ending()
+    _flush_stdout()
+    return code
 
 
 #: errno values of a full disk, an exceeded quota and an exceeded file size limit (ulimit -f)

@@ -127,10 +127,11 @@ class GurobiBackend:
         p = m.Params
         p.NonConvex, p.TimeLimit, p.Threads = 2, max(time_limit, 0.01), 1
         p.MIPGap, p.FeasibilityTol, p.IntFeasTol = MIP_GAP, max(f.tolerance, 1e-9), max(f.tolerance, 1e-9)
+        m._stopped = False
         with activity(f"Gurobi, {f.n_vars} variables"), interrupt.deferred_signals():
             m.optimize(_stop_when_asked)
-        if m.Status == GRB.INTERRUPTED:     # Gurobi catches Ctrl-C itself: it is the user's request to stop
-            interrupt.request()
+        if m.Status == GRB.INTERRUPTED and not m._stopped:     # Gurobi caught the user's Ctrl-C itself
+            interrupt.caught_elsewhere()
         has = m.SolCount > 0
         status = {GRB.OPTIMAL: "optimal", GRB.INFEASIBLE: "infeasible", GRB.INF_OR_UNBD: "infeasible"}.get(m.Status)
         if status is None:
@@ -146,8 +147,10 @@ class GurobiBackend:
 
 def _stop_when_asked(model, where) -> None:
     """Gurobi's callback: end the solve when the user asked to stop (a SIGTERM or Ctrl-C that Python's handler
-    recorded while Gurobi worked)."""
+    recorded while Gurobi worked); ``model._stopped`` tells this apart from a Ctrl-C Gurobi caught itself (both end
+    with the status INTERRUPTED)."""
     if interrupt.requested():
+        model._stopped = True
         model.terminate()
 
 
@@ -211,8 +214,9 @@ class ChildJob(Job):
         command = [sys.executable, str(Path(__file__).with_name("worker.py")), solver, str(source),
                    str(self._target), str(self._progress)]
         # the solver's log (with -v) goes to the inherited stdout, which the command line routes to stderr
-        self._process = subprocess.Popen(command, stdout=None if solver_logs() else subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE, text=True, preexec_fn=interrupt.die_with_parent)
+        with interrupt.signals_blocked():
+            self._process = subprocess.Popen(command, stdout=None if solver_logs() else subprocess.DEVNULL,
+                                             stderr=subprocess.PIPE, text=True, preexec_fn=interrupt.die_with_parent)
         interrupt.track_child(self._process.pid)
 
     def done(self) -> bool:

@@ -13,7 +13,8 @@ deadline act:
 - when the deadline (:meth:`~stormcf.deadline.Deadline.current` unless one is given) passes first, every child is
   killed and :class:`~stormcf.errors.TimeLimitReached` names the call; SIGTERM and Ctrl-C (the second one, in a
   command that stops at safe points: the first one lets the call finish, as it may be the check of the answer to
-  report) kill the children on the way out;
+  report, unless the call is :func:`~stormcf.interrupt.dispensable`, which raises
+  :class:`~stormcf.interrupt.Interrupted`) kill the children on the way out;
 - an engine's error (a :class:`~stormcf.errors.StormcfError`, Storm running out of memory) is raised in the parent
   when no other engine answers; a child that dies by a signal (Storm crashed) is an internal error naming the call.
 
@@ -82,6 +83,8 @@ def first_answer(engines: Sequence[Engine], what: str, deadline: Deadline | None
     try:
         with activity(f"Storm, {what}"):
             while True:
+                if interrupt.stops_now():
+                    raise interrupt.Interrupted
                 while waiting and (waiting[0].start_after <= time.monotonic() - began or not running):
                     child = _Child(waiting.pop(0))
                     running[child.fd] = child
@@ -161,11 +164,12 @@ class _Child:
         self.scratch = tempfile.mkdtemp(prefix="stormcf-storm-")
         interrupt.track_path(self.scratch)
         read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:                                 # the child: answer, write, exit without Python's clean-up
-            os.close(read)
-            tempfile.tempdir = self.scratch
-            _run_child(engine.call, write)
+        with interrupt.signals_blocked():            # until the child has dropped this process's handlers
+            pid = os.fork()
+            if pid == 0:                             # the child: answer, write, exit without Python's clean-up
+                os.close(read)
+                tempfile.tempdir = self.scratch
+                _run_child(engine.call, write)
         os.close(write)
         self.pid, self.fd, self.data = pid, read, bytearray()
         interrupt.track_child(pid)
@@ -206,11 +210,6 @@ def _run_child(call: Callable[[], Any], write: int) -> None:
     try:
         faulthandler.disable()                      # a crash here is reported by the parent, in one line
         interrupt.die_with_parent()
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        try:
-            signal.set_wakeup_fd(-1)                 # the parent's watchdog must not read our signals
-        except ValueError:
-            pass
         try:
             payload = pickle.dumps(("ok", call()), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as err:                # noqa: BLE001 - every error goes to the parent
