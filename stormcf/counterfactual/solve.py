@@ -30,7 +30,7 @@ import numpy as np
 from ..deadline import Deadline
 from ..distance import strategy_distance
 from ..errors import SolverError, TimeLimitReached
-from ..interrupt import Interrupted
+from ..interrupt import Interrupted, dispensable, stopped_by
 from ..reachability import can_reach
 from ..solvers import LicenceLimitError, available, backend
 from ..strategy import Strategy
@@ -135,7 +135,7 @@ class _Run:
             try:
                 checks[j] = self._check(strategy, probs, j, source)
             except (TimeLimitReached, Interrupted):    # the deadline stopped Storm's check: no candidate
-                self.note(f"{source}: the time limit ended Storm's check of a strategy before it finished")
+                self.note(f"{source}: {stopped_by()} ended Storm's check of a strategy before it finished")
                 return None
             if not checks[j].holds:
                 break
@@ -268,6 +268,9 @@ class _Run:
     def miqcqp(self, deadline: Deadline, reason: str) -> str:
         """Run the MIQCQP on the chosen solver; ``auto`` prefers Gurobi and falls back to SCIP (saying why)."""
         weights, eps = self.problem.weights, self.problem.epsilon
+        if deadline.interrupted:
+            self.note("the MIQCQP was skipped: the user asked to stop (Ctrl-C)")
+            return reason
         if deadline.remaining() < MIN_SOLVE_SECONDS:
             self.note(f"the MIQCQP was skipped: less than {MIN_SOLVE_SECONDS:g} s of the time limit were left")
             return reason
@@ -306,6 +309,8 @@ class _Run:
         if out is not None and out.status == "infeasible":
             return ("the solver proves that no further valid strategy changes a state-action pair the earlier "
                     "counterfactuals left unchanged")
+        if self.deadline.interrupted:
+            return "the user asked to stop (Ctrl-C)"
         if self.deadline.expired:
             return "the time limit ran out"
         status = "no solution" if out is None else out.status
@@ -367,12 +372,14 @@ class _Run:
         for c in sorted(candidates, key=lambda c: (c.weighted, c.distance.dinf)):
             c = self.short_decimals(c) or c
             try:
-                with self.deadline.phase("exact check"):
+                with self.deadline.phase("exact check"), dispensable():
+                    if self.deadline.interrupted:      # rational arithmetic may take long: the user asked to stop
+                        raise Interrupted
                     c.exact = [check_strategy(c.strategy, a.bound.property, exact=True, expected=check.value,
                                               tolerance=1e-8) for a, check in zip(self.pre.bounds, c.check)]
             except (TimeLimitReached, Interrupted):
-                self.note("the time limit ended the exact check before it finished: the answer is checked in "
-                          "floating point only")
+                self.note(f"the exact check was not completed ({stopped_by()}): the answer is checked in floating "
+                          f"point only")
                 c.exact = None
                 return c
             if c.valid:
