@@ -47,6 +47,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..console import activity
+from ..deadline import Deadline
 from ..errors import OutputError
 from ..report import write_npz
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
@@ -116,11 +117,16 @@ def _data_file(name: str) -> bytes:
         return gzip.decompress(f.read())
 
 
-@lru_cache(maxsize=None)
 def load_dataset(name: str, seed: int = 1, authors_labels: bool = False) -> Dataset:
     """Adult or German credit, preprocessed as the paper (module docs); the training split is drawn with ``seed``.
     ``authors_labels``: Adult's test rows labelled as the authors' code labelled them (all low income; module docs);
-    German is unaffected."""
+    German is unaffected. Read once per process (``load_dataset("adult")`` and ``load_dataset("adult", 1)`` are
+    one data set)."""
+    return _load_dataset(name, seed, authors_labels)
+
+
+@lru_cache(maxsize=None)
+def _load_dataset(name: str, seed: int, authors_labels: bool) -> Dataset:
     if name not in DATASETS:
         raise RecourseError(f"unknown data set {name!r}: use {' or '.join(DATASETS)}")
     features, X, y = _adult(authors_labels) if name == "adult" else _german()
@@ -480,6 +486,7 @@ def dataset_problem(name: str, instance: int, *, discounted: bool = True, object
     on them and the instances are chosen by them."""
     dataset = load_dataset(name, seed, authors_labels)
     model = classifier if classifier is not None else train_classifier(dataset, seed)
+    Deadline.current().check(f"loading the {name} data set")       # a Ctrl-C here: no answer yet, nothing to check
     candidates = rejected_instances(dataset, model, seed)
     if not 0 <= instance < len(candidates):
         raise RecourseError(f"{name}: instance must lie in 0..{len(candidates) - 1} (the rejected training rows), "
