@@ -7,7 +7,8 @@ behind (child processes, temporary files) when it is ended.
   ``interrupted``. A phase that has no answer yet raises :class:`Interrupted`. Commands that cannot stop early get a
   :class:`KeyboardInterrupt` at once; the second Ctrl-C always raises it (exit code 130), also when the first was
   caught by a library (Gurobi, while it solves: :func:`caught_elsewhere`). Work the answer can do without (its exact
-  re-check) stops at the first Ctrl-C too (:func:`dispensable`).
+  re-check), and a phase without safe points before there is any answer, stop at the first Ctrl-C at once
+  (:func:`until_request`).
 - SIGTERM raises :class:`Terminated` (exit code 143).
 - A final signal (SIGTERM, the second Ctrl-C) wins over whatever the command was doing: an exception a library
   swallowed or turned into another one (pybind11 makes it an ImportError "initialization failed" when the signal
@@ -59,7 +60,7 @@ _interrupts = _caught = 0
 _graceful = True
 #: whether the user pressed Ctrl-C during a command of this process (never reset: :func:`ever_interrupted`)
 _ever_interrupted = False
-_dispensable: ContextVar[bool] = ContextVar("stormcf_dispensable", default=False)
+_until_request: ContextVar[bool] = ContextVar("stormcf_until_request", default=False)
 _children: dict[int, None] = {}
 _paths: dict[Path, None] = {}
 _lock = threading.Lock()
@@ -95,21 +96,23 @@ def requested() -> bool:
 
 
 @contextmanager
-def dispensable() -> Iterator[None]:
-    """Work in the block that the answer can do without (the exact re-check of an answer Storm checked in floating
-    point): the user's request to stop ends it too, not only the deadline (Storm calls in it raise
-    :class:`Interrupted`: :func:`stops_now`). Elsewhere the request lets a Storm call finish, as it may be the check
-    of the answer to report."""
-    token = _dispensable.set(True)
+def until_request() -> Iterator[None]:
+    """Work in the block ends at the user's first Ctrl-C, not only at the second: the handler raises
+    :class:`Interrupted` in it at once (also while a Storm call waits for its child process), the block does not
+    start when the user asked to stop before, and it raises :class:`Interrupted` when it ends after a request whose
+    exception a library swallowed (scikit-learn's training loop catches KeyboardInterrupt). For work the answer can
+    do without (the exact re-check of an answer Storm checked in floating point) and for a phase without safe points
+    before there is any answer (scikit-learn training the recourse classifier, a minute). Elsewhere the first Ctrl-C
+    lets the work go on to its next safe point, and a Storm call finishes: it may be the check of the answer."""
+    if _requested:
+        raise Interrupted
+    token = _until_request.set(True)
     try:
         yield
     finally:
-        _dispensable.reset(token)
-
-
-def stops_now() -> bool:
-    """Whether the user asked to stop and the work under way is :func:`dispensable`."""
-    return _requested and _dispensable.get()
+        _until_request.reset(token)
+    if _requested:
+        raise Interrupted
 
 
 def ever_interrupted() -> bool:
@@ -349,6 +352,8 @@ def _on_interrupt() -> None:
     request()
     print("stormcf: stopping at the next safe point with the best checked answer (Ctrl-C again to quit)",
           file=sys.stderr, flush=True)
+    if _until_request.get():
+        raise Interrupted
 
 
 def _raise(error: type[BaseException]) -> None:

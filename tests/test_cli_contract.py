@@ -440,3 +440,22 @@ def test_temporary_files_go_to_the_commands_own_folder(cli, monkeypatch, tmp_pat
     code, _, _ = cli("info", stormcf.example_path("loan.prism"))
     assert code == 0 and seen[0][0].parent == tmp_path and seen[0][1] == str(seen[0][0])
     assert list(tmp_path.iterdir()) == [] and tempfile.gettempdir() == str(tmp_path)
+
+
+def test_work_until_request_ends_at_the_first_ctrl_c():
+    """Work the answer can do without, or a phase without safe points before any answer, ends at the first Ctrl-C:
+    at once, when a library swallowed the exception (scikit-learn's training loop), or before it starts."""
+    from stormcf import interrupt
+    with interrupt.command_signals(graceful=True):
+        with pytest.raises(interrupt.Interrupted), interrupt.until_request():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+    with interrupt.command_signals(graceful=True):
+        with pytest.raises(interrupt.Interrupted), interrupt.until_request():
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)
+            except KeyboardInterrupt:
+                pass
+        with pytest.raises(interrupt.Interrupted), interrupt.until_request():
+            pytest.fail("the block must not start after the request")

@@ -30,7 +30,7 @@ import numpy as np
 from ..deadline import Deadline
 from ..distance import strategy_distance
 from ..errors import SolverError, TimeLimitReached
-from ..interrupt import Interrupted, dispensable, stopped_by
+from ..interrupt import Interrupted, stopped_by, until_request
 from ..reachability import can_reach
 from ..solvers import LicenceLimitError, available, backend
 from ..strategy import Strategy
@@ -372,9 +372,7 @@ class _Run:
         for c in sorted(candidates, key=lambda c: (c.weighted, c.distance.dinf)):
             c = self.short_decimals(c) or c
             try:
-                with self.deadline.phase("exact check"), dispensable():
-                    if self.deadline.interrupted:      # rational arithmetic may take long: the user asked to stop
-                        raise Interrupted
+                with self.deadline.phase("exact check"), until_request():    # rational arithmetic may be slow
                     c.exact = [check_strategy(c.strategy, a.bound.property, exact=True, expected=check.value,
                                               tolerance=1e-8) for a, check in zip(self.pre.bounds, c.check)]
             except (TimeLimitReached, Interrupted):

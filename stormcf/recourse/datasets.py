@@ -48,6 +48,7 @@ import numpy as np
 
 from ..console import activity
 from ..deadline import Deadline
+from ..interrupt import until_request
 from ..errors import OutputError
 from ..report import write_npz
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
@@ -342,7 +343,8 @@ def train_classifier(dataset: Dataset, seed: int = 1, cache: bool = True) -> Net
 
     from sklearn.exceptions import ConvergenceWarning
     model = _pipeline(dataset, seed)
-    with warnings.catch_warnings(), activity(f"training the {dataset.name} classifier (about a minute)"):
+    with warnings.catch_warnings(), activity(f"training the {dataset.name} classifier (about a minute)"), \
+            until_request():                    # no answer yet, and no safe point in scikit-learn's loop
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(dataset.X[dataset.train], dataset.y[dataset.train])
     classifier = NetworkClassifier.from_pipeline(model, dataset)

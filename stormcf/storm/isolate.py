@@ -13,7 +13,7 @@ deadline act:
 - when the deadline (:meth:`~stormcf.deadline.Deadline.current` unless one is given) passes first, every child is
   killed and :class:`~stormcf.errors.TimeLimitReached` names the call; SIGTERM and Ctrl-C (the second one, in a
   command that stops at safe points: the first one lets the call finish, as it may be the check of the answer to
-  report, unless the call is :func:`~stormcf.interrupt.dispensable`, which raises
+  report, unless the call is made :func:`~stormcf.interrupt.until_request`, where it raises
   :class:`~stormcf.interrupt.Interrupted`) kill the children on the way out;
 - an engine's error (a :class:`~stormcf.errors.StormcfError`, Storm running out of memory) is raised in the parent
   when no other engine answers; a child that dies by a signal (Storm crashed) is an internal error naming the call.
@@ -83,8 +83,6 @@ def first_answer(engines: Sequence[Engine], what: str, deadline: Deadline | None
     try:
         with activity(f"Storm, {what}"):
             while True:
-                if interrupt.stops_now():
-                    raise interrupt.Interrupted
                 while waiting and (waiting[0].start_after <= time.monotonic() - began or not running):
                     child = _Child(waiting.pop(0))
                     running[child.fd] = child
