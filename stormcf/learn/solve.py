@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import interrupt
 from ..deadline import Deadline
 from ..errors import OutputError, StormcfError, TimeLimitReached, VerificationFailure
-from .. import interrupt
 from ..interrupt import temporary_directory
 from ..model import ExplicitModel
 from ..report import temporary_beside

@@ -48,8 +48,8 @@ import numpy as np
 
 from ..console import activity
 from ..deadline import Deadline
-from ..interrupt import until_request
 from ..errors import OutputError
+from ..interrupt import until_request
 from ..report import write_npz
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
                       ValueDomain, add)
