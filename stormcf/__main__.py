@@ -10,6 +10,7 @@ When the time limit gave up on Storm work still running in a thread (a model bui
 under that thread; so does a command a signal ended (exit codes 130 and 143) or the user asked to stop (the first
 Ctrl-C): the user wants it gone, and a further Ctrl-C while the interpreter tears its modules down would meet
 Python's default handler again (the process killed by SIGINT instead of exit code 130)."""
+import ctypes
 import os
 import sys
 
@@ -36,6 +37,7 @@ def main() -> int:
                 stream.flush()
             except (OSError, ValueError, AttributeError):
                 pass
+        ctypes.CDLL(None).fflush(None)                  # the C libraries' buffered output (solver logs with -v)
         os._exit(code)
     return code
 
