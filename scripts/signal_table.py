@@ -49,6 +49,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "stormcf" / "prism_models"
+#: the environment of every stormcf process this script starts: the stormcf of this checkout
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
 #: the CPU seconds a command may use between the signal and its end
 CPU_BOUND = 2.0
 #: seconds of wall-clock time a command gets after its last signal before it is killed (a hang)
@@ -94,7 +96,7 @@ def setcover_data(folder: Path) -> str:
     path = folder / "d12.npz"
     if not path.exists():
         subprocess.run([sys.executable, "-m", "stormcf", "setcover-data", str(path), "-n", "12", "-q"], check=True,
-                       cwd=folder)
+                       cwd=folder, env=ENV)
     return str(path)
 
 
@@ -242,7 +244,7 @@ def run_case(case: str, argv: list[str], signals: tuple[str, ...], at: float, ga
     out = work / "out.json"
     writes_json = "--json" not in argv
     command = [sys.executable, "-m", "stormcf", *argv] + (["--json", str(out)] if writes_json else [])
-    env = {**os.environ, "TMPDIR": str(scratch), "PYTHONPATH": str(ROOT)}
+    env = {**ENV, "TMPDIR": str(scratch)}
     env.pop("TORCHINDUCTOR_CACHE_DIR", None)
     with open(work / "stdout", "w") as stdout, open(work / "stderr", "w") as stderr:
         began = time.monotonic()
@@ -358,6 +360,7 @@ def main() -> None:
     ap.add_argument("--gap", type=float, default=0.5, help="seconds between the signals of a sequence")
     ap.add_argument("--quick", action="store_true", help="SIGTERM in start-up, two Ctrl-C on frozenlake4 (seconds)")
     args = ap.parse_args()
+    sys.path.insert(0, str(ROOT))               # the inputs made here, too, by the stormcf of this checkout
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1)
     # the runs get SIGINT's default action, as a terminal's foreground job (a job started in the background, e.g.
     # with nohup ... &, inherits SIGINT ignored, and stormcf keeps it ignored until its command's handlers are in)
