@@ -326,9 +326,9 @@ def command_signals(graceful: bool = True) -> Iterator[None]:
     try:
         yield
     finally:                                     # the main thread got here: it ends the process itself
-        signal.set_wakeup_fd(previous_fd)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        signal.set_wakeup_fd(previous_fd)
         writer.close()                           # ends the watchdog's read
         watchdog.join(1.0)
         reader.close()

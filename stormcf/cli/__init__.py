@@ -87,6 +87,15 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
             raise
         return _fail(f"error: {out_of_memory_message(err)}", 2)
     console.set_verbosity(args.verbosity)
+    said: list[int] = []                          # the exit code once a signal's line is said
+    try:
+        return _command_under_signals(args, started, said)
+    except (interrupt.Terminated, KeyboardInterrupt) as err:   # after the command, before its handlers were removed
+        return _signal_end(err, said)                           # (its objects being freed as its frames unwound)
+
+
+def _command_under_signals(args: argparse.Namespace, started: float, said: list[int]) -> int:
+    """The command in its own temporary folder and under its signal handlers (:mod:`stormcf.interrupt`)."""
     show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
     deadline = Deadline(args.time_limit, elapsed=started)
     with interrupt.scratch_folder(), interrupt.command_signals(getattr(args, "stoppable", False)):
@@ -97,10 +106,17 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
                 if not show_native:               # libraries' warnings are solver chatter too, unless -v
                     warnings.simplefilter("ignore")
                 return _run(args)
-        except interrupt.Terminated:              # also while an error was being reported
-            return _fail("terminated", interrupt.TERMINATED_EXIT)
-        except KeyboardInterrupt:
-            return _fail("interrupted", interrupt.INTERRUPTED_EXIT)
+        except (interrupt.Terminated, KeyboardInterrupt) as err:  # also while an error was being reported
+            return _signal_end(err, said)
+
+
+def _signal_end(err: BaseException, said: list[int]) -> int:
+    """The line and exit code of a command a signal ended, said once (``said``: the exit code once it was), also
+    when another signal comes while the command's context is left."""
+    code = interrupt.TERMINATED_EXIT if isinstance(err, interrupt.Terminated) else interrupt.INTERRUPTED_EXIT
+    if not said:
+        said.append(_fail("terminated" if code == interrupt.TERMINATED_EXIT else "interrupted", code))
+    return said[0]
 
 
 def _hard_limit(deadline: Deadline) -> float | None:

@@ -47,9 +47,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..console import activity
-from ..deadline import Deadline
 from ..errors import OutputError
-from ..interrupt import until_request
+from ..interrupt import Interrupted, requested, until_request
 from ..report import write_npz
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
                       ValueDomain, add)
@@ -488,7 +487,8 @@ def dataset_problem(name: str, instance: int, *, discounted: bool = True, object
     on them and the instances are chosen by them."""
     dataset = load_dataset(name, seed, authors_labels)
     model = classifier if classifier is not None else train_classifier(dataset, seed)
-    Deadline.current().check(f"loading the {name} data set")       # a Ctrl-C here: no answer yet, nothing to check
+    if requested():                             # a Ctrl-C while the data set loaded: no answer yet
+        raise Interrupted
     candidates = rejected_instances(dataset, model, seed)
     if not 0 <= instance < len(candidates):
         raise RecourseError(f"{name}: instance must lie in 0..{len(candidates) - 1} (the rejected training rows), "
