@@ -290,10 +290,14 @@ def exit_on_signals() -> None:
     SIGTERM and SIGINT end the process at once with 143 / 130 and one line (children killed, temporary files
     removed). In Python's start-up an exception raised by a handler could surface as another one (an extension
     module's initialisation turns it into an ImportError) or as a traceback; at the interpreter's exit it could hang
-    it. A SIGINT that is ignored (a job started in the background) stays ignored."""
-    signal.signal(signal.SIGTERM, lambda signum, frame: _end_process(TERMINATED_EXIT, "terminated"))
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, lambda signum, frame: _end_process(INTERRUPTED_EXIT, "interrupted"))
+    it. A SIGINT that is ignored (a job started in the background) stays ignored. Python's temporary folder is
+    found first, with both signals held back: finding it writes and removes a test file there, which an exit in
+    between would leave behind."""
+    with signals_blocked():                      # this process has one thread yet: the signals wait
+        tempfile.gettempdir()
+        signal.signal(signal.SIGTERM, lambda signum, frame: _end_process(TERMINATED_EXIT, "terminated"))
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, lambda signum, frame: _end_process(INTERRUPTED_EXIT, "interrupted"))
 
 
 @contextmanager

@@ -48,7 +48,7 @@ import numpy as np
 
 from ..console import activity
 from ..errors import OutputError
-from ..interrupt import Interrupted, requested, until_request
+from ..interrupt import until_request
 from ..report import write_npz
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
                       ValueDomain, add)
@@ -121,8 +121,9 @@ def load_dataset(name: str, seed: int = 1, authors_labels: bool = False) -> Data
     """Adult or German credit, preprocessed as the paper (module docs); the training split is drawn with ``seed``.
     ``authors_labels``: Adult's test rows labelled as the authors' code labelled them (all low income; module docs);
     German is unaffected. Read once per process (``load_dataset("adult")`` and ``load_dataset("adult", 1)`` are
-    one data set)."""
-    return _load_dataset(name, seed, authors_labels)
+    one data set). A Ctrl-C while it is read ends the reading at once (there is no answer yet)."""
+    with until_request():
+        return _load_dataset(name, seed, authors_labels)
 
 
 @lru_cache(maxsize=None)
@@ -487,8 +488,6 @@ def dataset_problem(name: str, instance: int, *, discounted: bool = True, object
     on them and the instances are chosen by them."""
     dataset = load_dataset(name, seed, authors_labels)
     model = classifier if classifier is not None else train_classifier(dataset, seed)
-    if requested():                             # a Ctrl-C while the data set loaded: no answer yet
-        raise Interrupted
     candidates = rejected_instances(dataset, model, seed)
     if not 0 <= instance < len(candidates):
         raise RecourseError(f"{name}: instance must lie in 0..{len(candidates) - 1} (the rejected training rows), "
