@@ -323,11 +323,12 @@ def settings_for(kind: str, args: argparse.Namespace, stretch: float = 1.0):
 
 def timed_training(kind: str, train_set, args: argparse.Namespace, watch=None, stretch: float = 1.0):
     """Train with ``settings_for(kind, args, stretch)``: the generator, wall and CPU minutes (CPU: all threads)."""
-    from stormcf.deadline import Deadline
+    from stormcf.console import NORMAL, VERBOSE, Reporter
+    from stormcf.run import Run
     settings = settings_for(kind, args, stretch)
-    deadline = Deadline(args.time_limit)
-    with Clock() as clock:
-        gen = train(kind, train_set, settings, deadline=deadline, watch=watch)
+    run = Run(args.time_limit, reporter=Reporter(VERBOSE if args.verbose else NORMAL))
+    with Clock() as clock, run.active():
+        gen = train(kind, train_set, settings, run=run, watch=watch)
     return gen, clock.wall / 60, clock.cpu / 60
 
 
@@ -542,9 +543,6 @@ def main() -> None:
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.verbose:
-        from stormcf import console
-        console.set_verbosity(console.VERBOSE)
     if args.quick and args.part is None:
         engines(args.seed, {12: 5}, None)
         bnb(args.seed, {12: 5})

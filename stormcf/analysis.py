@@ -8,15 +8,22 @@ explanation, sequential recourse, a set-cover explanation, model checking under 
   the problem holds only the question;
 - :meth:`Analysis.problem`: how one input item (JSON data: an observed path, a strategy with a bound, an agent, a
   data-set instance) becomes its problem, given what the items share (the model, a set-cover instance, a data set);
-- :meth:`Analysis.solve`: the problem, within a :class:`~stormcf.deadline.Deadline`, to a
-  :class:`~stormcf.report.Report` (status ``timeout`` or ``interrupted`` with the best checked answer when the time
-  runs out or the user stops it);
-- ``columns``: the batch summary table's columns, read from the result object.
+- :meth:`Analysis.solve`: the problem, within its :class:`~stormcf.run.Run` (time budget, stop request, progress,
+  native output), to a :class:`~stormcf.report.Report` (status ``timeout`` or ``interrupted`` with the best checked
+  answer when the time runs out or the user stops it);
+- ``columns``: the batch summary table's columns, read from the result object;
+- its capabilities, declared here and nowhere else (the command line, batches and the conformance suite read them):
+  ``stoppable`` (the first Ctrl-C ends it at a safe point with its best checked answer, status ``interrupted``;
+  otherwise the run ends with exit code 130), ``batched`` (:meth:`Analysis.solve_many` answers a chunk of items at
+  once), ``items`` (what one input item of a batch is, for messages and the docs), ``time_limit`` (the default
+  limit of a run, for analyses with no natural end).
 
-An analysis object (its class and its settings) is a picklable task: ``analysis(shared, data, where, deadline)``
+An analysis object (its class and its settings) is a picklable task: ``analysis(shared, data, where, run)``
 answers one item, in this process or in a batch worker (:func:`stormcf.batch.run_batch`). Subclasses register
 themselves by their ``command``; :func:`registry` imports every analysis package's ``task`` module, so a new analysis
-is a new package with a ``task.py`` (and its arguments in ``stormcf/cli/<command>.py``), nothing else.
+is a new package with a ``task.py`` (and its arguments in ``stormcf/cli/<command>.py``), nothing else. Analyses of
+other distributions register themselves as plugins: the entry point group ``stormcf.analyses`` names their task
+modules, and ``stormcf.commands`` their command-line modules (:mod:`stormcf.plugins`).
 """
 from __future__ import annotations
 
@@ -28,9 +35,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, fields, make_dataclass
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
-from .deadline import Deadline
 from .errors import OptionError
+from .plugins import ANALYSES, plugins
 from .report import Report
+from .run import Run
 
 _REGISTRY: dict[str, type["Analysis"]] = {}
 
@@ -68,6 +76,12 @@ class Analysis(ABC):
     columns: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
     #: whether :meth:`solve_many` answers several problems at once (a batch gives it whole chunks of items)
     batched: ClassVar[bool] = False
+    #: whether the first Ctrl-C (or :meth:`Run.stop`) ends it at a safe point with its best checked answer
+    stoppable: ClassVar[bool] = False
+    #: what one item of a batch is ("observed path", "strategy", "agent"); "" for an analysis without batches
+    items: ClassVar[str] = ""
+    #: the default time limit of a run in seconds (None: unlimited), for an analysis with no natural end
+    time_limit: ClassVar[float | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -85,24 +99,26 @@ class Analysis(ABC):
         the items share); ``where`` names the item's origin in messages (a file, ``paths.jsonl:3``)."""
 
     @abstractmethod
-    def solve(self, problem: Any, deadline: Deadline) -> Report:
-        """The answer to ``problem`` within ``deadline``."""
+    def solve(self, problem: Any, run: Run) -> Report:
+        """The answer to ``problem`` within ``run`` (its time budget, stop request, progress reporter)."""
 
-    def solve_many(self, problems: Sequence[Any], deadline: Deadline) -> list[Report | BaseException]:
+    def solve_many(self, problems: Sequence[Any], run: Run) -> list[Report | BaseException]:
         """The answers to several problems, each a result or the error it raised: one at a time here; an analysis
         with ``batched`` answers them together (set cover certifies a chunk of agents with one Storm call)."""
         answers: list[Report | BaseException] = []
         for problem in problems:
             try:
-                answers.append(self.solve(problem, deadline))
+                answers.append(self.solve(problem, run))
             except Exception as err:                # noqa: BLE001 - each problem's error is its answer
                 answers.append(err)
         return answers
 
-    def __call__(self, shared: Any, data: Any, where: str | None, deadline: Deadline | None = None) -> Report:
-        """One item, start to end: its problem and its answer (``deadline``: the active one by default)."""
-        deadline = deadline if deadline is not None else Deadline.current()
-        return self.solve(self.problem(shared, data, where), deadline)
+    def __call__(self, shared: Any, data: Any, where: str | None, run: Run | None = None) -> Report:
+        """One item, start to end: its problem and its answer within ``run`` (default: a new run of the
+        analysis's default :attr:`time_limit`), which is the active run meanwhile."""
+        run = run if run is not None else Run(self.time_limit)
+        with run.active():
+            return self.solve(self.problem(shared, data, where), run)
 
     def cells(self, result: Report) -> dict[str, Any]:
         """The batch table's cells of a result of this analysis."""
@@ -113,11 +129,14 @@ class Analysis(ABC):
 
 
 def registry() -> dict[str, type[Analysis]]:
-    """Every analysis by command name: the ``task`` module of every stormcf package is imported once."""
+    """Every analysis by command name: the ``task`` module of every stormcf package, and of every plugin, is
+    imported once."""
     from . import __path__ as package_path
     for info in pkgutil.iter_modules(package_path):
         if info.ispkg and importlib.util.find_spec(f"stormcf.{info.name}.task") is not None:
             importlib.import_module(f"stormcf.{info.name}.task")
+    for module in plugins(ANALYSES):
+        importlib.import_module(module)
     return dict(_REGISTRY)
 
 

@@ -1,18 +1,22 @@
-"""What stormcf shows while it works: progress bars on stderr, and the output solvers and Storm print from C code.
+"""What stormcf shows while it works: progress on stderr, and the output solvers and Storm print from C code.
 
-- :func:`set_verbosity` chooses how much is shown: ``QUIET`` (nothing but results and errors), ``NORMAL`` (progress
-  bars when stderr is a terminal) or ``VERBOSE`` (also the solvers' own logs). :func:`solver_logs` tells a solver
-  interface whether to switch its log on.
-- :func:`progress` is a `tqdm <https://tqdm.github.io>`_ bar on stderr, shown only when stderr is a terminal and the
-  verbosity is not ``QUIET``; analyses wrap their long loops in it (Monte Carlo samples, bisection steps, batch
-  items, solver phases with their gap in the postfix).
-- :func:`activity` marks a phase without steps to count (a Storm build or check, a solver in a child process,
+A :class:`Reporter` is the progress reporter of one run (:class:`~stormcf.run.Run` carries it; analyses reach it
+through their run, never through module state):
+
+- its verbosity: ``QUIET`` (nothing but results and errors), ``NORMAL`` (progress) or ``VERBOSE`` (also the
+  solvers' and Storm's own logs, :attr:`Reporter.solver_logs`, and a line when a long phase starts and ends);
+- :meth:`Reporter.bar`: a step counter (Monte Carlo blocks, bisection steps, BRKGA generations, training epochs,
+  batch items), drawn as a `tqdm <https://tqdm.github.io>`_ bar when stderr is a terminal;
+- :meth:`Reporter.activity`: a phase without steps to count (a Storm build or check, a solver in a child process,
   training a classifier): on a terminal a line with its elapsed time once it has run :data:`ACTIVITY_AFTER` seconds;
-  on a non-terminal with ``-v`` a line on stderr when it has run that long and one when it ends.
-- :func:`native_output` redirects the file descriptors 1 and 2, where C and C++ libraries write (HiGHS's banner on
-  stdout, SCIP's warnings on stderr, Storm's log), to stderr or to nowhere, while Python's own ``sys.stdout`` and
-  ``sys.stderr`` keep writing where they wrote. Python's ``contextlib.redirect_stdout`` cannot do this: it only
-  rebinds ``sys.stdout``. Child processes started meanwhile inherit the redirection.
+- :meth:`Reporter.running`: while a run works and stderr is *not* a terminal (CI, scripts, Docker logs), a line
+  every :data:`HEARTBEAT` seconds naming what is under way and how far it got (``stormcf: 1m30s: training mc:
+  epoch 12/20``), so that no run is silent for minutes where nobody sees a bar.
+
+:func:`native_output` redirects the file descriptors 1 and 2, where C and C++ libraries write (HiGHS's banner on
+stdout, SCIP's warnings on stderr, Storm's log), to stderr or to nowhere, while Python's own ``sys.stdout`` and
+``sys.stderr`` keep writing where they wrote. Python's ``contextlib.redirect_stdout`` cannot do this: it only
+rebinds ``sys.stdout``. Child processes started meanwhile inherit the redirection.
 """
 from __future__ import annotations
 
@@ -22,76 +26,223 @@ import os
 import sys
 import threading
 import time
-from typing import IO, Iterable, Iterator
-
-from tqdm import tqdm
+from dataclasses import dataclass, field
+from typing import IO, Any, Iterable, Iterator
 
 #: verbosity levels
 QUIET, NORMAL, VERBOSE = -1, 0, 1
-
-_verbosity = NORMAL
-
-
-def set_verbosity(level: int) -> None:
-    """``QUIET`` (-1), ``NORMAL`` (0, the default) or ``VERBOSE`` (1)."""
-    global _verbosity
-    _verbosity = max(QUIET, min(VERBOSE, int(level)))
-
-
-def verbosity() -> int:
-    return _verbosity
-
-
-def solver_logs() -> bool:
-    """Whether solvers should print their own logs (``VERBOSE``)."""
-    return _verbosity >= VERBOSE
-
-
-def progress(iterable: Iterable | None = None, *, total: float | None = None, desc: str = "",
-             unit: str = "it", **options) -> tqdm:
-    """A progress bar on stderr (a ``tqdm``), drawn only when stderr is a terminal and the verbosity is not
-    ``QUIET``; it disappears when done. Use it as an iterable wrapper or as a context manager with ``update()``."""
-    shown = _verbosity > QUIET and _is_terminal(sys.stderr)
-    return tqdm(iterable, total=total, desc=desc, unit=unit, file=sys.stderr, disable=not shown, leave=False,
-                **options)
-
-
-#: seconds a phase runs before :func:`activity` shows it
+#: seconds a phase runs before :meth:`Reporter.activity` shows it on a terminal
 ACTIVITY_AFTER = 2.0
+#: seconds between two progress lines on a stderr that is not a terminal (the environment variable
+#: ``STORMCF_PROGRESS_SECONDS`` sets another period, e.g. for a CI log or a test that waits for the first line)
+HEARTBEAT = 30.0
 
 
-@contextlib.contextmanager
-def activity(what: str, after: float = ACTIVITY_AFTER) -> Iterator[None]:
-    """Show that ``what`` is under way when it takes more than ``after`` seconds (module docstring)."""
-    terminal = _verbosity > QUIET and _is_terminal(sys.stderr)
-    lines = _verbosity >= VERBOSE and not terminal
-    if not (terminal or lines):
-        yield
-        return
-    start = time.monotonic()
-    done = threading.Event()
-    shown = threading.Event()
+@dataclass
+class Task:
+    """Something under way that progress lines describe: its name, and for a counted one its steps."""
 
-    def show() -> None:
-        if done.wait(after):
+    name: str
+    total: float | None = None
+    n: float = 0
+    counted: bool = False
+    postfix: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        text = self.name
+        if self.counted:
+            text += f": {self.n:g}/{self.total:g}" if self.total else f": {self.n:g}"
+            if self.total:
+                text += f" ({100 * self.n / self.total:.0f}%)"
+        if self.postfix:
+            text += ", " + ", ".join(f"{key} {value}" for key, value in self.postfix.items())
+        return text
+
+
+class Reporter:
+    """The progress reporter of a run (module docstring): ``verbosity`` and the stream it writes to (stderr, as it
+    is when a line is written, by default)."""
+
+    def __init__(self, verbosity: int = NORMAL, stream: IO | None = None, heartbeat: float | None = None) -> None:
+        self.verbosity = max(QUIET, min(VERBOSE, int(verbosity)))
+        self._stream = stream
+        self.heartbeat = heartbeat if heartbeat is not None else _heartbeat()
+        self._tasks: list[Task] = []
+        self._lock = threading.Lock()
+
+    @property
+    def stream(self) -> IO:
+        return self._stream if self._stream is not None else sys.stderr
+
+    @property
+    def terminal(self) -> bool:
+        """Whether bars are drawn: stderr is a terminal and the run is not quiet."""
+        return self.verbosity > QUIET and _is_terminal(self.stream)
+
+    @property
+    def lines(self) -> bool:
+        """Whether progress is written as periodic lines: stderr is not a terminal and the run is not quiet."""
+        return self.verbosity > QUIET and not _is_terminal(self.stream)
+
+    @property
+    def solver_logs(self) -> bool:
+        """Whether solvers and Storm show their own logs (``VERBOSE``)."""
+        return self.verbosity >= VERBOSE
+
+    def say(self, line: str) -> None:
+        """One line on stderr (unless quiet)."""
+        if self.verbosity > QUIET:
+            print(f"stormcf: {line}", file=self.stream, flush=True)
+
+    @contextlib.contextmanager
+    def task(self, task: Task) -> Iterator[Task]:
+        """``task`` is under way while the block runs (what progress lines describe)."""
+        with self._lock:
+            self._tasks.append(task)
+        try:
+            yield task
+        finally:
+            with self._lock:
+                if task in self._tasks:
+                    self._tasks.remove(task)
+
+    def doing(self) -> str:
+        """What is under way, outermost first (``strategy: d0 MILP: HiGHS, 300 variables``)."""
+        with self._lock:
+            return ": ".join(str(task) for task in self._tasks)
+
+    def bar(self, iterable: Iterable | None = None, *, total: float | None = None, desc: str = "",
+            unit: str = "it", **options: Any) -> "Bar":
+        """A step counter (module docstring); use it as an iterable wrapper or as a context manager with
+        ``update()``."""
+        if total is None and iterable is not None and hasattr(iterable, "__len__"):
+            total = len(iterable)                     # type: ignore[arg-type]
+        return Bar(self, iterable, Task(desc, total, counted=True), unit, options)
+
+    @contextlib.contextmanager
+    def activity(self, what: str, after: float = ACTIVITY_AFTER) -> Iterator[None]:
+        """Show that ``what`` is under way (module docstring): an elapsed-time line on a terminal after ``after``
+        seconds; with ``-v`` on a non-terminal a line when it has run that long and one when it ends."""
+        with self.task(Task(what)):
+            if not (self.terminal or (self.lines and self.solver_logs)):
+                yield
+                return
+            with self._shown(what, after):
+                yield
+
+    @contextlib.contextmanager
+    def _shown(self, what: str, after: float) -> Iterator[None]:
+        from tqdm import tqdm
+        start = time.monotonic()
+        done, shown = threading.Event(), threading.Event()
+
+        def show() -> None:
+            if done.wait(after):
+                return
+            shown.set()
+            if not self.terminal:
+                self.say(f"{what} ...")
+                return
+            with tqdm(total=None, desc=what, file=self.stream, leave=False, bar_format="{desc}: {elapsed}") as bar:
+                while not done.wait(0.5):
+                    bar.refresh()
+
+        watcher = threading.Thread(target=show, name="stormcf-activity", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            done.set()
+            watcher.join(1.0)
+            if shown.is_set() and not self.terminal:
+                self.say(f"{what}: done in {time.monotonic() - start:.1f} s")
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        """While the block runs, and stderr is not a terminal, a line every :attr:`heartbeat` seconds saying what
+        is under way (module docstring)."""
+        if not self.lines:
+            yield
             return
-        shown.set()
-        if lines:
-            print(f"stormcf: {what} ...", file=sys.stderr, flush=True)
-            return
-        with tqdm(total=None, desc=what, file=sys.stderr, leave=False, bar_format="{desc}: {elapsed}") as bar:
-            while not done.wait(0.5):
-                bar.refresh()
+        start = time.monotonic()
+        done = threading.Event()
 
-    watcher = threading.Thread(target=show, name="stormcf-activity", daemon=True)
-    watcher.start()
+        def beat() -> None:
+            while not done.wait(self.heartbeat):
+                self.say(f"{_clock(time.monotonic() - start)}: {self.doing() or 'working'}")
+
+        beater = threading.Thread(target=beat, name="stormcf-progress", daemon=True)
+        beater.start()
+        try:
+            yield
+        finally:
+            done.set()
+            beater.join(1.0)
+
+
+class Bar:
+    """A counted task (:meth:`Reporter.bar`): a tqdm bar on a terminal, the numbers of progress lines elsewhere."""
+
+    def __init__(self, reporter: Reporter, iterable: Iterable | None, task: Task, unit: str,
+                 options: dict[str, Any]) -> None:
+        self.reporter, self.iterable, self.task = reporter, iterable, task
+        self._registered = reporter.task(task)
+        self._registered.__enter__()
+        self._bar = None
+        if reporter.terminal:
+            from tqdm import tqdm
+            self._bar = tqdm(total=task.total, desc=task.name, unit=unit, file=reporter.stream, leave=False,
+                             **options)
+
+    @property
+    def n(self) -> float:
+        return self.task.n
+
+    def update(self, n: float = 1) -> None:
+        self.task.n += n
+        if self._bar is not None:
+            self._bar.update(n)
+
+    def set_postfix(self, **values: Any) -> None:
+        self.task.postfix = values
+        if self._bar is not None:
+            self._bar.set_postfix(**values)
+
+    def __iter__(self) -> Iterator[Any]:
+        try:
+            for value in self.iterable if self.iterable is not None else ():
+                yield value
+                self.update(1)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+        self._registered.__exit__(None, None, None)
+
+    def __enter__(self) -> "Bar":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _heartbeat() -> float:
+    """:data:`HEARTBEAT`, or the period ``STORMCF_PROGRESS_SECONDS`` gives (a positive number of seconds)."""
     try:
-        yield
-    finally:
-        done.set()
-        watcher.join(1.0)
-        if lines and shown.is_set():
-            print(f"stormcf: {what}: done in {time.monotonic() - start:.1f} s", file=sys.stderr, flush=True)
+        seconds = float(os.environ.get("STORMCF_PROGRESS_SECONDS", HEARTBEAT))
+    except ValueError:
+        return HEARTBEAT
+    return seconds if 0 < seconds < float("inf") else HEARTBEAT
+
+
+def _clock(seconds: float) -> str:
+    """``1h02m03s``, ``2m05s``, ``35s``."""
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 def _is_terminal(stream: IO) -> bool:

@@ -21,9 +21,12 @@ The user's request to stop (the first Ctrl-C, :mod:`stormcf.interrupt`) ends eve
 at their next check and report the best answer they have (status ``interrupted``); :meth:`Deadline.check` raises
 :class:`~stormcf.interrupt.Interrupted` then, for phases that have nothing to report yet.
 
-``Deadline(None)`` never expires. A command makes its deadline the *active* one (:meth:`Deadline.active`); code far
-from the command that cannot take a deadline argument (the Storm bridge's model checking, which runs in a child
-process stopped at the deadline, :mod:`stormcf.storm.isolate`) bounds itself by :meth:`Deadline.current`.
+``Deadline(None)`` never expires. A deadline is the time budget only: what an analysis run carries besides it (the
+user's stop request, the progress reporter, the routing of native output) is the :class:`~stormcf.run.Run`, a
+deadline with that context, which every analysis receives.
+
+Messages name the user's limit that ran out (``limit``: "the time limit of 8 s", "the item time limit of 2 s"), not
+the remainder a sub-budget or a batch worker happened to start with.
 """
 from __future__ import annotations
 
@@ -32,13 +35,12 @@ import os
 import time
 from collections import defaultdict
 from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Callable, Iterator
+from typing import Callable, Iterator, TypeVar
 
 from . import interrupt
 from .errors import StormcfError, TimeLimitReached
 
-_active: ContextVar["Deadline | None"] = ContextVar("stormcf_deadline", default=None)
+D = TypeVar("D", bound="Deadline")
 
 
 def process_age() -> float:
@@ -59,45 +61,37 @@ class Deadline:
         seconds: the budget from now (less ``elapsed``); ``None`` for no limit.
         clock: the clock (seconds, monotonic); ``time.perf_counter`` by default.
         elapsed: seconds already spent (a command's: since its process started, :func:`process_age`).
+        limit: the limit in the user's words, for messages that say it was reached (default: "the time limit of
+            10 s"; a batch item's: "the batch's time limit of 600 s").
     """
 
+    #: the longest time limit accepted (about 31.7 years): Python's timers overflow beyond 2^63 ns (9.2e9 s)
+    MAX_SECONDS = 1e9
+
     def __init__(self, seconds: float | None = None, *, clock: Callable[[], float] = time.perf_counter,
-                 elapsed: float = 0.0) -> None:
-        if seconds is not None and not (isinstance(seconds, (int, float)) and seconds > 0):
-            raise StormcfError(f"the time limit must be a positive number of seconds, got {seconds!r}")
+                 elapsed: float = 0.0, limit: str | None = None) -> None:
+        require_seconds(seconds)
         self._clock = clock
         self._until: Callable[[], bool] | None = None
         self.start = clock() - elapsed                 # a command's deadline counts from the process's start
         self.end = math.inf if seconds is None else self.start + float(seconds)
         self.timings: dict[str, float] = defaultdict(float)
-
-    @classmethod
-    def of(cls, limit: "Deadline | float | None") -> "Deadline":
-        """``limit`` itself when it is a deadline, else a new deadline of ``limit`` seconds (None: unlimited)."""
-        return limit if isinstance(limit, Deadline) else cls(limit)
-
-    @classmethod
-    def current(cls) -> "Deadline":
-        """The active deadline (:meth:`active`), or an unlimited one when none is active."""
-        return _active.get() or cls(None)
-
-    @contextmanager
-    def active(self) -> Iterator["Deadline"]:
-        """Make this deadline the one :meth:`current` returns while the block runs (a command's whole run)."""
-        token = _active.set(self)
-        try:
-            yield self
-        finally:
-            _active.reset(token)
+        self.limit = limit or ("no time limit" if seconds is None else f"the time limit of {seconds:g} s")
 
     def until_time(self) -> float:
         """The end as a wall-clock time (``time.time()``), for another process; ``inf`` when unlimited."""
         return math.inf if not self.limited else time.time() + self.end - self._clock()
 
     @classmethod
-    def until(cls, wall_time: float) -> "Deadline":
-        """The deadline that ends at the wall-clock time ``wall_time`` (from :meth:`until_time` in another process)."""
-        return cls(None) if not math.isfinite(wall_time) else cls(max(wall_time - time.time(), 1e-3))
+    @classmethod
+    def until(cls: type[D], wall_time: float, limit: str | None = None, **context) -> D:
+        """The deadline that ends at the wall-clock time ``wall_time`` (from :meth:`until_time` in another process;
+        expired already when that has passed), named in messages as ``limit`` (the limit the user gave, not what
+        was left of it)."""
+        deadline = cls(None, limit=limit or "the time limit", **context)
+        if math.isfinite(wall_time):
+            deadline.end = deadline.start + wall_time - time.time()
+        return deadline
 
     @property
     def seconds(self) -> float:
@@ -114,7 +108,7 @@ class Deadline:
 
     def remaining(self) -> float:
         """Seconds left (0 when expired or interrupted, ``inf`` when unlimited)."""
-        return 0.0 if interrupt.requested() else max(self.end - self._clock(), 0.0)
+        return 0.0 if self.interrupted else max(self.end - self._clock(), 0.0)
 
     @property
     def interrupted(self) -> bool:
@@ -144,27 +138,38 @@ class Deadline:
         if self.interrupted:
             raise interrupt.Interrupted
         if self.expired:
-            raise TimeLimitReached(f"the time limit of {self.seconds:g} s was reached during {what}")
+            raise self.reached(what)
 
-    def sub(self, seconds: float | None = None, fraction: float | None = None,
-            until: Callable[[], bool] | None = None) -> "Deadline":
+    def reached(self, what: str) -> TimeLimitReached:
+        """The error saying that this deadline's limit (:attr:`limit`) was reached during ``what``."""
+        return TimeLimitReached(f"{self.limit} was reached during {what}")
+
+    def sub(self: D, seconds: float | None = None, fraction: float | None = None,
+            until: Callable[[], bool] | None = None, limit: str | None = None) -> D:
         """A sub-budget starting now: at most ``seconds``, at most ``fraction`` of the time left, never past this
-        deadline, and over as soon as ``until()`` is true. It shares this deadline's timings."""
-        child = Deadline.__new__(Deadline)
+        deadline, and over as soon as ``until()`` is true. It shares this deadline's timings (and a run's
+        context, :class:`~stormcf.run.Run`). ``limit`` names ``seconds`` in messages when it is a limit the user
+        gave (an item's own); a share of a phase is named by the limit it is part of."""
+        child = self._child()
         child._clock, child.start, child.timings = self._clock, self._clock(), self.timings
         parent = self._until
         child._until = parent if until is None else (until if parent is None else lambda: parent() or until())
-        end = self.end
-        if seconds is not None:
-            end = min(end, child.start + seconds)
+        end, child.limit = self.end, self.limit
+        if seconds is not None and child.start + seconds < end:
+            end = child.start + seconds
+            child.limit = limit or child.limit
         if fraction is not None and math.isfinite(self.end):
             end = min(end, child.start + fraction * max(self.end - child.start, 0.0))
         child.end = end
         return child
 
+    def _child(self: D) -> D:
+        """A new object of this class for :meth:`sub` (subclasses copy their context into it)."""
+        return object.__new__(type(self))
+
     @contextmanager
-    def phase(self, name: str, seconds: float | None = None, fraction: float | None = None,
-              until: Callable[[], bool] | None = None) -> Iterator["Deadline"]:
+    def phase(self: D, name: str, seconds: float | None = None, fraction: float | None = None,
+              until: Callable[[], bool] | None = None) -> Iterator[D]:
         """Run a phase with a sub-budget (see :meth:`sub`) and add its wall-clock time to ``timings[name]``."""
         budget = self.sub(seconds, fraction, until)
         try:
@@ -174,4 +179,13 @@ class Deadline:
 
     def __repr__(self) -> str:
         left = "unlimited" if not self.limited else f"{self.remaining():.3g} s of {self.seconds:g} s left"
-        return f"<Deadline {left}>"
+        return f"<{type(self).__name__} {left}>"
+
+
+def require_seconds(seconds: float | None) -> None:
+    """Refuse a time limit that is not a positive, finite number of seconds up to :attr:`Deadline.MAX_SECONDS`."""
+    if seconds is None:
+        return
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds <= Deadline.MAX_SECONDS:
+        raise StormcfError(f"the time limit must be a positive number of seconds up to {Deadline.MAX_SECONDS:g}, "
+                           f"got {seconds!r}")

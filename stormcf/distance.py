@@ -98,7 +98,7 @@ class SparsityNorm(Norm):
         return int(np.count_nonzero(delta > CHANGE_TOLERANCE))
 
     def encode(self, fb, change, n_decision, lower=0.0, relaxed=False) -> NormBlock:
-        i = fb.variables(change.n_states, binary=not relaxed)                        # Δ_s <= i_s
+        i = fb.variables(change.n_states, integer=not relaxed)                        # Δ_s <= i_s
         fb.rows(sp.hstack([change.matrix, -sp.identity(change.n_states)]), np.concatenate([change.cols, i]), rhs=0.0)
         if lower > 0:
             fb.rows(sp.csr_matrix(np.ones((1, i.size))), i, lhs=lower)

@@ -6,6 +6,8 @@ with code 2. Anything else that escapes is an internal error (exit code 1).
 """
 from __future__ import annotations
 
+import errno
+
 
 class StormcfError(Exception):
     """Base class of all user-facing errors. ``str(err)`` is one line that names the problem."""
@@ -66,6 +68,19 @@ class OptionError(StormcfError):
 class OutputError(StormcfError):
     """An output file cannot be written: its directory is missing or read-only, it names a directory, its name is
     too long, its format is unknown, or the disk is full (the message names the file)."""
+
+
+#: what a failed write means, by errno: a full disk (or device) only for ENOSPC, the file size limit for EFBIG
+_WRITE_FAILURES = {errno.ENOSPC: "the disk or device is full", errno.EDQUOT: "the disk quota is used up",
+                   errno.EFBIG: "the file size limit is reached (ulimit -f)"}
+
+
+def cannot_write(what: str, err: OSError) -> str:
+    """The message of a failed write of ``what`` (a file, ``stdout``): the system's words and, for a full disk, a
+    quota or the file size limit, which of them (``out.json: cannot write (File too large): the file size limit is
+    reached (ulimit -f)``)."""
+    meaning = _WRITE_FAILURES.get(err.errno)
+    return f"{what}: cannot write ({err.strerror or err})" + (f": {meaning}" if meaning else "")
 
 
 class SolverError(StormcfError):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ModelError, StormcfError
+from .files import file_kind
 
 
 def example_path(name: str) -> Path:
@@ -67,18 +68,23 @@ def list_examples() -> list[str]:
 def resolve_file(path: str | Path) -> Path:
     """Resolve a user-given file (model, strategy, path): as given if it exists; ``prism_models/<name>`` or a bare
     ``<name>`` falls back to the shipped example of that name, so the README's commands work after a plain
-    ``pip install`` too. Raises :class:`ModelError` for a missing, unreadable or unnamable file."""
+    ``pip install`` too. Raises :class:`ModelError` for a missing, unreadable or unnamable file, and for what is not
+    a regular file (a directory, a FIFO, a device such as ``/dev/zero``)."""
     p = Path(path)
     try:
-        if p.is_file():
+        kind = file_kind(p)
+        if kind == "file":
             _require_readable(p)
             return p
-        if p.parent in (Path("."), Path("prism_models")) and p.name in list_examples():
+        if kind is None and p.parent in (Path("."), Path("prism_models")) and p.name in list_examples():
             return example_path(p.name)
-        if p.is_dir():
-            raise ModelError(f"{path}: is a directory, not a file")
     except OSError as err:                        # a name too long, a loop of symbolic links, ...
         raise ModelError(f"{path}: cannot read ({err.strerror})") from None
+    if kind == "directory":
+        raise ModelError(f"{path}: is a directory, not a file")
+    if kind is not None:                          # read more than once (Storm, a batch's digest): never a stream
+        raise ModelError(f"{path}: is a {kind}, not a regular file; stormcf reads its inputs from files (save a "
+                         f"stream to a file first)")
     raise ModelError(f"{path}: file not found")
 
 

@@ -44,7 +44,10 @@ import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
+
+if TYPE_CHECKING:
+    from .deadline import Deadline
 
 #: seconds the main thread has to end the process after a SIGTERM or a final Ctrl-C before the watchdog does
 GRACE = 2.0
@@ -57,7 +60,7 @@ _ending: type[BaseException] | None = None
 #: Ctrl-Cs of the running command: all of them, and those a library caught before Python's handler could
 #: (:func:`caught_elsewhere`); whether the first one is a request (:func:`command_signals`)
 _interrupts = _caught = 0
-_graceful = True
+_graceful: Callable[[], bool] = lambda: True       # noqa: E731 - the running command's (command_signals)
 #: whether the user pressed Ctrl-C during a command of this process (never reset: :func:`ever_interrupted`)
 _ever_interrupted = False
 _until_request: ContextVar[bool] = ContextVar("stormcf_until_request", default=False)
@@ -122,10 +125,12 @@ def ever_interrupted() -> bool:
     return _ever_interrupted
 
 
-def stopped_by() -> str:
-    """What ends work early, for a message: "the user's Ctrl-C" when the user asked to stop, else "the time
-    limit"."""
-    return "the user's Ctrl-C" if _requested else "the time limit"
+def stopped_by(deadline: Deadline) -> str:
+    """What ended work under ``deadline`` early, in a message's words: "the user's Ctrl-C", "a request to stop" (a
+    run stopped from another thread), or the limit as the user gave it ("the time limit of 600 s")."""
+    if _requested:
+        return "the user's Ctrl-C"
+    return "a request to stop" if deadline.interrupted else deadline.limit
 
 
 def clear() -> None:
@@ -228,12 +233,13 @@ def signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
 
 
-def die_with_parent() -> None:
+def die_with_parent(ignore_ctrl_c: bool = True) -> None:
     """In a child process (``preexec_fn`` of :class:`subprocess.Popen`, or after ``os.fork``): ask the kernel to kill
-    it when its parent dies (Linux ``PR_SET_PDEATHSIG``), ignore the terminal's Ctrl-C (the parent decides), end by
-    SIGTERM's default action, write no signal to the parent's wake-up descriptor, and unblock both signals
-    (:func:`signals_blocked`)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    it when its parent dies (Linux ``PR_SET_PDEATHSIG``), ignore the terminal's Ctrl-C (the parent decides) unless
+    ``ignore_ctrl_c`` is False, end by SIGTERM's default action, write no signal to the parent's wake-up descriptor,
+    and unblock both signals (:func:`signals_blocked`)."""
+    if ignore_ctrl_c:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         signal.set_wakeup_fd(-1)
@@ -249,13 +255,23 @@ def die_with_parent() -> None:
 def clean_up() -> None:
     """Kill the tracked child processes and remove the tracked temporary files: before the process ends without
     Python's clean-up (the watchdog, the outer time limit, Storm work abandoned in a thread)."""
+    _kill_children()
+    _remove_paths()
+
+
+def _kill_children() -> None:
     with _lock:
-        children, paths = list(_children), list(_paths)
+        children = list(_children)
     for pid in children:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+
+def _remove_paths() -> None:
+    with _lock:
+        paths = list(_paths)
     for path in paths:
         _remove(path)
 
@@ -274,14 +290,40 @@ def _remove(path: Path) -> None:
     shutil.rmtree(gone, ignore_errors=True)
 
 
-def _end_process(code: int, word: str) -> None:
-    """End the process now: children killed, temporary files removed, one line on stderr."""
-    clean_up()
+#: what the running command writes when the process is ended from outside its main thread (:func:`last_words`)
+_last_words: list[Callable[[int], str | None]] = []
+
+
+@contextmanager
+def last_words(say: Callable[[int], str | None]) -> Iterator[None]:
+    """While the block runs, ``say(exit code)`` is called when the process is ended from outside its main thread
+    (the watchdog after SIGTERM or the final Ctrl-C, :func:`stop_after`'s time limit), after the child processes are
+    killed and before the temporary files are removed: a batch writes the documents it has. It returns the line to
+    say on stderr instead of the usual one, or None. The innermost block's words replace those of the blocks around
+    it and :func:`stop_after`'s own."""
+    _last_words.append(say)
     try:
-        sys.stderr.write(f"stormcf: {word}\n")
-        sys.stderr.flush()
+        yield
     finally:
-        os._exit(code)
+        _last_words.remove(say)
+
+
+def _end_process(code: int, word: str, fallback: Callable[[], None] | None = None) -> None:
+    """End the process now: children killed, the last words said (:func:`last_words`, else ``fallback()``),
+    temporary files removed, one line on stderr."""
+    try:
+        _kill_children()
+        if _last_words:
+            word = _last_words[-1](code) or word
+        elif fallback is not None:
+            fallback()
+    finally:
+        _remove_paths()
+        try:
+            sys.stderr.write(f"stormcf: {word}\n")
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
 
 
 # ================================================================================================ handlers
@@ -301,9 +343,9 @@ def exit_on_signals() -> None:
 
 
 @contextmanager
-def command_signals(graceful: bool = True) -> Iterator[None]:
-    """While active (in the main thread): SIGTERM raises :class:`Terminated`; with ``graceful`` the first SIGINT is a
-    :func:`request` (said on stderr) and the second raises :class:`KeyboardInterrupt`; without, the first raises it.
+def command_signals(graceful: Callable[[], bool] = lambda: True) -> Iterator[None]:
+    """While active (in the main thread): SIGTERM raises :class:`Terminated`; while ``graceful()`` the first SIGINT is
+    a :func:`request` (said on stderr) and the second raises :class:`KeyboardInterrupt`; without, the first raises it.
     A watchdog thread ends the process when the main thread cannot (module docstring). Restores the previous
     handlers and wake-up descriptor."""
     global _graceful
@@ -350,7 +392,7 @@ def _on_interrupt() -> None:
     global _interrupts, _ever_interrupted
     _interrupts += 1
     _ever_interrupted = True
-    if not _graceful or _interrupts > 1:
+    if not _graceful() or _interrupts > 1:
         _raise(KeyboardInterrupt)
         return
     request()
@@ -383,7 +425,7 @@ def deferred_signals() -> Iterator[None]:
             raise_if_ending()
 
 
-def _watch(reader: socket.socket, graceful: bool, endings: list[threading.Timer]) -> None:
+def _watch(reader: socket.socket, graceful: Callable[[], bool], endings: list[threading.Timer]) -> None:
     """The watchdog: reads the signal numbers Python's C-level handler writes to the wake-up descriptor, and starts
     the timers (in ``endings``) that end the process if the main thread does not."""
     interrupts = 0
@@ -398,7 +440,7 @@ def _watch(reader: socket.socket, graceful: bool, endings: list[threading.Timer]
             if signum == signal.SIGINT:
                 interrupts += 1
                 request()
-                if not graceful or interrupts + _caught > 1:
+                if not graceful() or interrupts + _caught > 1:
                     _end(KeyboardInterrupt)
                     endings.append(_end_if_still_running(INTERRUPTED_EXIT, "interrupted"))
             elif signum == signal.SIGTERM:
@@ -409,20 +451,15 @@ def _watch(reader: socket.socket, graceful: bool, endings: list[threading.Timer]
 @contextmanager
 def stop_after(seconds: float | None, code: int, message: str,
                last_words: Callable[[], None] | None = None) -> Iterator[None]:
-    """End the process (children killed, temporary files removed, ``last_words()`` called, e.g. to write a document
-    saying so, ``message`` on stderr, exit ``code``) if the block is still running ``seconds`` from now (``None``:
-    never): the outer guarantee of a command's time limit."""
+    """End the process (children killed, ``last_words()`` called, e.g. to write a document saying so, unless a
+    :func:`last_words` block says its own, temporary files removed, ``message`` on stderr, exit ``code``) if the block
+    is still running ``seconds`` from now (``None``: never): the outer guarantee of a command's time limit."""
     if seconds is None:
         yield
         return
 
     def stop() -> None:
-        clean_up()
-        try:
-            if last_words is not None:
-                last_words()
-        finally:
-            _end_process(code, message)
+        _end_process(code, message, last_words)
 
     timer = threading.Timer(seconds, stop)
     timer.daemon = True

@@ -7,6 +7,7 @@ instead). An extension matplotlib cannot write is refused before any work is don
 """
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -51,9 +52,11 @@ def figure_format(out: str | os.PathLike) -> str:
 def save_figure(fig: Any, out: str | os.PathLike, dpi: int = 120) -> str:
     """Write ``fig`` to exactly the file ``out`` (atomically) and close it; returns the format written."""
     fmt = figure_format(out)
+    image = io.BytesIO()                # formats that seek while they write (PNG) reach a FIFO too
     try:
+        fig.savefig(image, format=fmt, dpi=dpi)
         with atomic_output(out) as tmp:
-            fig.savefig(tmp, format=fmt, dpi=dpi)
+            Path(tmp).write_bytes(image.getvalue())
     finally:
         pyplot().close(fig)
     return fmt

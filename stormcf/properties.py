@@ -10,10 +10,11 @@ A property is evaluated on the whole model (never on a model rebuilt for it): th
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -28,6 +29,26 @@ def split_name(text: str) -> tuple[str | None, str]:
     (without a trailing ``;``)."""
     named = _NAME.match(text)
     return (named.group(1) if named else None), text[named.end() if named else 0:].strip().rstrip(";").strip()
+
+
+def require_distinct_names(properties: Sequence[str]) -> None:
+    """Refuse (:class:`PropertyError`) two properties given the same name (``"a": P=? [...]`` twice): a name
+    identifies one property in the results."""
+    seen: dict[str, str] = {}
+    for text in properties:
+        name, written = split_name(text)
+        if name is None:
+            continue
+        if name in seen:
+            raise PropertyError(f'the property name "{name}" is given twice ({seen[name]} and {written}); '
+                                f'give each property its own name')
+        seen[name] = written
+
+
+def relative_error(value: float, precision: Fraction) -> Fraction:
+    """The absolute error of a floating-point ``value`` computed at relative ``precision``: precision·|value| (0
+    for an infinite or NaN value, which :meth:`Property.decide` takes as it is)."""
+    return precision * abs(Fraction(value)) if math.isfinite(value) else Fraction(0)
 
 
 _COMPARE = {
@@ -101,12 +122,27 @@ class Property:
             return None
         return "min" if self.comparison in (">", ">=") else "max"
 
-    def satisfied_by(self, value: float | Fraction) -> bool:
-        """Whether ``value`` meets the property's bound (exactly when ``value`` is a Fraction)."""
+    def decide(self, value: float | Fraction, error: float | Fraction = 0) -> bool | None:
+        """Whether ``value`` meets the property's bound, three-valued: True when every value of the error interval
+        [value - error, value + error] meets it, False when none does, None (undecided at that precision) when the
+        interval contains the bound. ``error`` is the absolute error of a floating-point result (0: the value is
+        compared exactly, a float as the binary number it is); a probability's interval is cut to [0, 1]. Infinite
+        values (an expected reward Storm counts as infinite) are compared as they are; NaN is undecided."""
         if self.comparison is None:
             raise PropertyError(f"property {self.text} has no bound")
-        b = self.threshold if isinstance(value, Fraction) else float(self.threshold)
-        return _COMPARE[self.comparison](value, b)
+        compare, b = _COMPARE[self.comparison], self.threshold
+        if isinstance(value, float) and not math.isfinite(value):
+            return None if math.isnan(value) else compare(value, b)
+        x, e = Fraction(value), abs(Fraction(error))
+        low, high = x - e, x + e
+        if self.operator == "P":
+            low, high = (min(max(y, Fraction(0)), Fraction(1)) for y in (low, high))
+        at_low, at_high = compare(low, b), compare(high, b)
+        return at_low if at_low == at_high else None
+
+    def satisfied_by(self, value: float | Fraction) -> bool:
+        """Whether ``value`` meets the property's bound, compared exactly (a float as the binary number it is)."""
+        return bool(self.decide(value))
 
     @property
     def initial_state_only(self) -> bool:

@@ -33,7 +33,8 @@ from typing import IO, Any, Callable, ClassVar, Iterator, Sequence
 import numpy as np
 
 from . import interrupt
-from .errors import OutputError
+from .errors import OutputError, cannot_write
+from .files import opened_as, written_in_place
 from .model import ExplicitModel
 
 #: version of the JSON shape; bumped when a key changes meaning or disappears
@@ -44,6 +45,8 @@ STATUSES = {
     "ok": "the analysis finished; every reported value was checked by Storm",
     "holds": "a bounded property holds (check)",
     "violated": "a bounded property does not hold (check)",
+    "undecided": "the error interval of a floating-point value contains a bound: neither holds nor violated at its "
+                 "precision (check)",
     "optimal": "the answer is proven optimal (within the reported gap, when there is one)",
     "suboptimal": "a valid answer, not proven optimal: the gap to the proven bound is reported",
     "feasible": "a valid answer; optimality was not sought (e.g. an ε-counterfactual)",
@@ -214,37 +217,50 @@ def temporary_beside(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
 
 
 @contextlib.contextmanager
-def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
+def atomic_output(out: str | os.PathLike, after_final_signal: bool = False) -> Iterator[Path]:
     """A temporary file beside ``out`` to write into (:func:`temporary_beside`: the permissions a plain write would
     give); renamed to ``out`` when the block succeeds, removed when it fails (an exception, a full disk, a signal
-    turned into an exception), so that ``out`` is either the complete new file or what it was before. Nothing is
-    renamed after a final signal (SIGTERM, the last Ctrl-C: :func:`~stormcf.interrupt.raise_if_ending`), also when
-    its exception was lost. Failures to write raise :class:`~stormcf.errors.OutputError` naming ``out``. Every file
-    stormcf writes goes through here."""
-    target = Path(out)
+    turned into an exception), so that ``out`` is either the complete new file or what it was before. A symbolic
+    link is followed: the file it names is replaced (the temporary file is made beside that file) and the link
+    stays. What is not a regular file (:func:`~stormcf.files.written_in_place`: a device, a FIFO, ``/dev/stdout``)
+    is written through: the block gets ``out`` itself (:func:`~stormcf.files.opened_as`). Nothing is put in place
+    after a final signal (SIGTERM, the last Ctrl-C: :func:`~stormcf.interrupt.raise_if_ending`), also when its
+    exception was lost, unless ``after_final_signal`` (a batch's JSON lines keep the items done however the batch
+    ends). Failures to write raise :class:`~stormcf.errors.OutputError` naming ``out``. Every file stormcf writes
+    goes through here."""
+    if written_in_place(out):
+        try:
+            yield opened_as(out)
+        except OSError as err:
+            raise OutputError(cannot_write(str(out), err)) from None
+        return
+    target = Path(os.path.realpath(out))
     try:
         tmp = temporary_beside(target)
     except OSError as err:
-        raise OutputError(f"{out}: cannot write ({err.strerror})") from None
+        raise OutputError(cannot_write(str(out), err)) from None
     try:
         yield tmp
-        interrupt.raise_if_ending()
+        if not after_final_signal:
+            interrupt.raise_if_ending()
         os.replace(tmp, target)
     except OSError as err:
-        raise OutputError(f"{out}: cannot write ({err.strerror})") from None
+        raise OutputError(cannot_write(str(out), err)) from None
     finally:
         tmp.unlink(missing_ok=True)
         interrupt.untrack_path(tmp)
 
 
 @contextlib.contextmanager
-def atomic_file(out: str | os.PathLike, mode: str = "w", **options: Any) -> Iterator[IO]:
-    """``out`` opened for writing (``open()``'s ``mode`` and ``options``), written atomically (:func:`atomic_output`):
-    flushed to disk before it replaces the earlier file."""
-    with atomic_output(out) as tmp, open(tmp, mode, **options) as f:
+def atomic_file(out: str | os.PathLike, mode: str = "w", after_final_signal: bool = False,
+                **options: Any) -> Iterator[IO]:
+    """``out`` opened for writing (``open()``'s ``mode`` and ``options``), written atomically (:func:`atomic_output`,
+    with ``after_final_signal``): a regular file is flushed to disk before it replaces the earlier file."""
+    with atomic_output(out, after_final_signal) as tmp, open(tmp, mode, **options) as f:
         yield f
         f.flush()
-        os.fsync(f.fileno())
+        if stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            os.fsync(f.fileno())
 
 
 def write_text(text: str, out: str | os.PathLike) -> None:
@@ -302,4 +318,4 @@ def write_stream(text: str, stream: IO[str] | None) -> None:
     except BrokenPipeError:
         raise
     except OSError as err:
-        raise OutputError(f"stdout: cannot write ({err.strerror or err})") from None
+        raise OutputError(cannot_write("stdout", err)) from None

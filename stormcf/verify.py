@@ -18,27 +18,40 @@ built from stormcf's arrays:
 Every check can carry the analysis's own value (``expected``) and a tolerance; :attr:`Check.agrees` says whether
 Storm confirms it, and :meth:`Check.confirm` refuses (raises :class:`~stormcf.errors.VerificationFailure`) when it
 does not, so that a wrong number is never printed.
+
+A bound is decided three-valued (:meth:`~stormcf.properties.Property.decide`): exactly for exact values (and where
+Storm decides it by graph analysis, :func:`~stormcf.storm.check.storm_decides`); for a floating-point value from
+its error interval, value ± the engine's relative precision (:data:`~stormcf.storm.check.PRECISIONS`) times
+|value|: ``holds`` is None when the interval contains the bound (:attr:`Check.undecided` says why). On models of at
+most :data:`EXACT_RECHECK_STATES` states an undecided check of a strategy or a model is settled by Storm in exact
+arithmetic when that answers within :data:`EXACT_RECHECK_SECONDS`.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
 
 from . import storm
-from .errors import PropertyError, VerificationFailure
+from .errors import PropertyError, StormcfError, TimeLimitReached, VerificationFailure
 from .model import ExplicitModel
 from .modes import Nature, Optimization
-from .properties import Property
+from .properties import Property, relative_error
+from .run import Run
 from .strategy import Strategy
+
+T = TypeVar("T")
 
 #: default agreement required between an analysis's own value and Storm's, relative to max(1, |value|); Storm's
 #: floating-point checks have relative precision 1e-10
 TOLERANCE = 1e-8
+#: an undecided floating-point verdict on a bound is settled in exact arithmetic on models of at most this many
+#: states, when Storm's exact check answers within this many seconds
+EXACT_RECHECK_STATES, EXACT_RECHECK_SECONDS = 1_000, 10.0
 
 
 def format_value(x: float) -> str:
@@ -64,7 +77,8 @@ class Check:
         property: the property as Storm prints it.
         value: Storm's value (1.0/0.0 for the truth of a state formula).
         exact: the value as a Fraction when the check was exact, else None.
-        holds: for bounded properties and state formulas, whether they hold; else None.
+        holds: for bounded properties and state formulas, whether they hold; None when there is no bound, or when
+            the error interval of a floating-point value contains the bound (``undecided`` says so).
         method: how Storm computed it (sound value iteration and its precision, or exact arithmetic).
         subject: what was checked, in words ("DTMC induced by the strategy", "robust policy on the unrolled ICFMDP").
         expected: the analysis's own value of the same quantity, if it has one.
@@ -72,6 +86,8 @@ class Check:
         seconds: building and checking in Storm.
         details: further facts of the check (sizes of the checked model, ...), for JSON.
         name: a short identifier of the check within its result (e.g. ``robust_policy``).
+        undecided: why ``holds`` is None for a bounded property (the bound within the value's error interval),
+            else "".
     """
 
     property: str
@@ -85,6 +101,14 @@ class Check:
     seconds: float = 0.0
     details: Mapping[str, Any] | None = None
     name: str = ""
+    undecided: str = ""
+
+    @property
+    def verdict(self) -> str | None:
+        """``holds``, ``violated`` or ``undecided`` for a bounded property (or a state formula), else None."""
+        if self.holds is not None:
+            return "holds" if self.holds else "violated"
+        return "undecided" if self.undecided else None
 
     @property
     def agrees(self) -> bool | None:
@@ -121,9 +145,7 @@ class Check:
 
     def __str__(self) -> str:
         text = f"{self.property} = {self.value_text()}"
-        if self.holds is not None:
-            text += f" ({'holds' if self.holds else 'violated'})"
-        return text
+        return text if self.verdict is None else f"{text} ({self.verdict})"
 
     def __repr__(self) -> str:
         agreement = "" if self.agrees is None else (", agrees" if self.agrees else ", DISAGREES")
@@ -136,6 +158,8 @@ class Check:
             "tolerance": self.tolerance if self.expected is not None else None, "seconds": self.seconds}
         if self.exact is not None:
             out["exact"] = str(self.exact)
+        if self.undecided:
+            out["undecided"] = self.undecided
         if self.details:
             out["details"] = dict(self.details)
         return out
@@ -165,12 +189,14 @@ def check_strategy(strategy: Strategy, prop: Property | str, exact: bool = False
     state_rewards = {k: rm.state for k, rm in m.rewards.items() if rm.state is not None}
     choice_rewards = {k: S @ m.expected_choice_rewards(k) for k, rm in m.rewards.items()
                       if rm.choice is not None or rm.transition is not None}
-    if exact:
-        P, exact_P, exact_rewards = _exact_induced(strategy, choice_rewards)
-        result = storm.check_dtmc(P, m, prop, state_rewards, choice_rewards, exact_P, exact_rewards)
+    if exact:                 # the rational DTMC is assembled in Storm's child too: the deadline bounds it all
+        result = storm.isolated(lambda: _exact_induced_check(strategy, prop, state_rewards, choice_rewards),
+                                f"building the DTMC in rational arithmetic and checking {prop.text} exactly")
     else:
         result = storm.check_dtmc(induced_dtmc(strategy), m, prop, state_rewards, choice_rewards)
     check = _at_initial_state(m, prop, result, exact, subject, time.perf_counter() - start)
+    if check.undecided:
+        check = _settled(check, m, lambda: check_strategy(strategy, prop, exact=True, subject=subject))
     return check if expected is None else check.compared_with(expected, tolerance)
 
 
@@ -199,7 +225,38 @@ def check_model(model: ExplicitModel, prop: Property | str, exact: bool = False,
     result = storm.check_exact(model, prop) if exact else storm.check(model, prop)
     optimum = prop.bound_optimum if model.model_type != "dtmc" else None
     check = _at_initial_state(model, prop, result, exact, subject, time.perf_counter() - start, optimum)
+    if check.undecided:
+        check = _settled(check, model, lambda: check_model(model, prop, exact=True, subject=subject))
     return check if expected is None else check.compared_with(expected, tolerance)
+
+
+def _settled(check: Check, model: ExplicitModel, exact_check: Callable[[], Check]) -> Check:
+    """An undecided floating-point check settled by Storm's exact check (``exact_check()``) where that is cheap: on
+    models of at most :data:`EXACT_RECHECK_STATES` states, within :data:`EXACT_RECHECK_SECONDS` (else the undecided
+    check, its reason saying why there is no exact verdict)."""
+    if model.n_states > EXACT_RECHECK_STATES:
+        return check
+    exact, failure = exact_within_limit(exact_check)
+    if exact is None:
+        return replace(check, undecided=f"{check.undecided}; {failure}")
+    return replace(exact, method=f"{exact.method} (re-check of a floating-point verdict within its precision of "
+                                 f"the bound)", seconds=check.seconds + exact.seconds)
+
+
+def exact_within_limit(call: Callable[[], T]) -> tuple[T | None, str]:
+    """``call()`` (Storm in exact arithmetic) given at most :data:`EXACT_RECHECK_SECONDS` of the time left, and ""; or
+    None and why there is no answer (out of that time, or exact arithmetic not available for the model). The
+    command's own time limit (the active run's) still ends the command."""
+    deadline = Run.current()
+    try:
+        with deadline.sub(seconds=EXACT_RECHECK_SECONDS).active():
+            return call(), ""
+    except TimeLimitReached:
+        if deadline.out_of_time:
+            raise
+        return None, f"Storm's exact re-check did not answer within {EXACT_RECHECK_SECONDS:g} s"
+    except StormcfError as err:              # exact arithmetic needs the model's PRISM or JANI file
+        return None, f"no exact re-check: {err}"
 
 
 def check_model_states(model: ExplicitModel, prop: Property | str, states: Sequence[int], subjects: Sequence[str],
@@ -242,9 +299,27 @@ def _at_state(model: ExplicitModel, prop: Property, result: storm.CheckResult, s
         return Check(prop.text, float(result.holds[s0]), None, bool(result.holds[s0]), method, subject,
                      seconds=seconds)
     value_exact = result.exact[s0] if result.exact is not None else None
-    return Check(prop.text, float(result.values[s0]), value_exact if isinstance(value_exact, Fraction) else None,
-                 None if result.holds is None else bool(result.holds[s0]), method, subject, seconds=seconds,
-                 details={"optimum": optimum} if optimum else None)
+    value = float(result.values[s0])
+    holds, undecided = None, ""
+    if result.holds is not None:                         # Storm decided the bound exactly (graph analysis)
+        holds = bool(result.holds[s0])
+    elif prop.has_bound:
+        holds, undecided = _decided(prop, value if value_exact is None else value_exact, method)
+    return Check(prop.text, value, value_exact if isinstance(value_exact, Fraction) else None, holds, method,
+                 subject, seconds=seconds, details={"optimum": optimum} if optimum else None, undecided=undecided)
+
+
+def _decided(prop: Property, value: float | Fraction, method: str) -> tuple[bool | None, str]:
+    """The verdict on ``prop``'s bound of a value computed by the engine ``method``, and why it is undecided ("" when
+    it is decided): exact values are compared exactly, floating-point ones through their error interval."""
+    precision = storm.PRECISIONS[method] if not isinstance(value, Fraction) else None
+    if precision is None:
+        return prop.decide(value), ""
+    holds = prop.decide(value, relative_error(value, precision))
+    if holds is not None:
+        return holds, ""
+    return None, (f"undecided at relative precision {float(precision):g}: the bound {prop.threshold} lies within "
+                  f"the error interval of Storm's floating-point value {value!r}")
 
 
 def _filter_check(model: ExplicitModel, prop: Property, filtered: storm.FilterResult, method: str, subject: str,
@@ -252,9 +327,11 @@ def _filter_check(model: ExplicitModel, prop: Property, filtered: storm.FilterRe
     states = filtered.states
     if filtered.kind == "values":
         return StateValues(prop.text, tuple(model.state_name(int(s)) for s in states), tuple(filtered.values.tolist()),
-                           filtered.exact_values, prop.has_bound, method, subject, seconds)
+                           filtered.exact_values, prop.has_bound, method, subject, seconds,
+                           undecided=filtered.undecided)
     return Check(prop.text, filtered.value, filtered.exact, filtered.holds, method, subject, seconds=seconds,
-                 details={"filter": filtered.kind, "states": prop.filter.states, "state_count": int(states.size)})
+                 details={"filter": filtered.kind, "states": prop.filter.states, "state_count": int(states.size)},
+                 undecided=filtered.undecided)
 
 
 @dataclass(frozen=True, repr=False)
@@ -262,8 +339,9 @@ class StateValues:
     """Storm's answer to ``filter(values, φ, states)``: φ's value (truth, with a bound) in every state of a set.
 
     Attributes: ``property`` as Storm prints it, the ``states`` (names), their ``values`` (1.0/0.0 for truth
-    values), ``exact`` (Fractions, when the check was exact), ``truth`` (the values are truth values), ``method``,
-    ``subject`` and ``seconds`` as in :class:`Check`."""
+    values, NaN for a truth value undecided at the precision of a floating-point value), ``exact`` (Fractions, when
+    the check was exact), ``truth`` (the values are truth values), ``method``, ``subject``, ``seconds`` and
+    ``undecided`` (why some truth values are) as in :class:`Check`."""
 
     property: str
     states: tuple[str, ...]
@@ -274,6 +352,7 @@ class StateValues:
     subject: str = ""
     seconds: float = 0.0
     name: str = ""
+    undecided: str = ""
     holds = None            # a set of values is not a verdict (the status of a check command ignores it)
 
     def named(self, name: str) -> "StateValues":
@@ -281,7 +360,7 @@ class StateValues:
 
     def value_text(self, k: int) -> str:
         if self.truth:
-            return "true" if self.values[k] else "false"
+            return "undecided" if np.isnan(self.values[k]) else ("true" if self.values[k] else "false")
         exact = self.exact[k] if self.exact is not None else None
         return format_exact(exact) if isinstance(exact, Fraction) else format_value(self.values[k])
 
@@ -293,10 +372,13 @@ class StateValues:
         return f"<StateValues {self.property}: {len(self.states)} states>"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "property": self.property, "filter": "values", "states": list(self.states),
-                "values": [bool(v) for v in self.values] if self.truth else list(self.values),
-                "exact": None if self.exact is None else [str(v) for v in self.exact], "method": self.method,
-                "subject": self.subject, "seconds": self.seconds}
+        out = {"name": self.name, "property": self.property, "filter": "values", "states": list(self.states),
+               "values": [None if np.isnan(v) else bool(v) for v in self.values] if self.truth else list(self.values),
+               "exact": None if self.exact is None else [str(v) for v in self.exact], "method": self.method,
+               "subject": self.subject, "seconds": self.seconds}
+        if self.undecided:
+            out["undecided"] = self.undecided
+        return out
 
 
 # ================================================================================================ interval models
@@ -344,6 +426,14 @@ def exact_strategy(strategy: Strategy) -> list[Fraction]:
 
 def _decimal(x: float) -> Fraction:
     return Fraction(repr(float(x)))
+
+
+def _exact_induced_check(strategy: Strategy, prop: Property, state_rewards: dict,
+                         choice_rewards: dict) -> storm.CheckResult:
+    """Storm's exact check of ``prop`` on the DTMC σ induces, assembled in rational arithmetic (:func:`_exact_induced`;
+    Python fractions, seconds on 10^5 transitions: :func:`check_strategy` runs it in Storm's child process)."""
+    P, exact_P, exact_rewards = _exact_induced(strategy, choice_rewards)
+    return storm.check_dtmc(P, strategy.model, prop, state_rewards, choice_rewards, exact_P, exact_rewards)
 
 
 def _exact_induced(strategy: Strategy, choice_rewards: dict) -> tuple[sp.csr_matrix, list[Fraction], dict]:

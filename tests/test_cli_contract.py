@@ -124,17 +124,19 @@ def test_failed_write_keeps_the_earlier_file_and_leaves_no_temporary_file(tmp_pa
     out.write_text('{"valid": true}\n')
     props = write(tmp_path, "many.props", "\n".join(f'P<={k / 100} [F "rejected"]' for k in range(100)))
     proc = _with_file_size_limit(60 * 1024, "check", LOAN, "-s", IMPATIENT, "--props", props, "--json", out)
-    assert proc.returncode == 2 and proc.stderr == f"stormcf: error: {out}: cannot write (File too large)\n"
+    assert proc.returncode == 2 and proc.stderr == (f"stormcf: error: {out}: cannot write (File too large): the file "
+                                                    "size limit is reached (ulimit -f)\n")
     assert json.loads(out.read_text()) == {"valid": True} and sorted(os.listdir(tmp_path)) == ["check.json",
                                                                                                 "many.props"]
 
 
 def test_full_temporary_folder_is_one_line(tmp_path):
-    """The model file Storm exports to $TMPDIR cannot be written: one line naming the folder, exit code 2, and no
-    temporary file left."""
+    """The model file Storm exports to $TMPDIR cannot be written: one line naming the folder and the limit it hit
+    (issue 37: `prlimit --fsize=100` was blamed on disk space), exit code 2, and no temporary file left."""
     proc = _with_file_size_limit(1024, "info", LOAN)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
-    assert "cannot write the temporary model file in" in proc.stderr and "set TMPDIR" in proc.stderr
+    assert "cannot write the temporary model file in" in proc.stderr
+    assert "the file size limit (ulimit -f) of 1024 bytes is reached" in proc.stderr and "space" not in proc.stderr
 
 
 def test_sigterm_while_loading_leaves_no_temporary_model_file(tmp_path):
@@ -331,7 +333,7 @@ def test_second_ctrl_c_raises_keyboard_interrupt():
     handler before the command is restored (Python's default, or SIG_IGN in a process started in the background)."""
     from stormcf import interrupt
     before = signal.getsignal(signal.SIGINT)
-    with interrupt.command_signals(graceful=True):
+    with interrupt.command_signals(graceful=lambda: True):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
         assert interrupt.requested()
@@ -339,7 +341,7 @@ def test_second_ctrl_c_raises_keyboard_interrupt():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
     assert not interrupt.requested() and signal.getsignal(signal.SIGINT) is before
-    with interrupt.command_signals(graceful=False), pytest.raises(KeyboardInterrupt):
+    with interrupt.command_signals(graceful=lambda: False), pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
 

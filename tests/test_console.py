@@ -86,23 +86,48 @@ def test_no_progress_when_stderr_is_not_a_terminal(stormcf_process):
     assert run.code == 0 and run.err == ""
 
 
-def test_an_activity_is_shown_on_a_non_terminal_with_verbose_only_when_it_lasts(capsys):
-    """console.activity: with -v on a non-terminal, a phase that runs longer than its threshold gets a line when it
+def test_an_activity_is_shown_on_a_non_terminal_with_verbose_only_when_it_lasts():
+    """Reporter.activity: with -v on a non-terminal, a phase that runs longer than its threshold gets a line when it
     has run that long and one when it ends; a short one, or any without -v, shows nothing."""
+    import io
     import time
 
-    from stormcf import console
-    try:
-        console.set_verbosity(console.VERBOSE)
-        with console.activity("a short phase", after=5.0):
-            pass
-        with console.activity("Storm, checking P=? [F goal]", after=0.1):
-            time.sleep(0.5)
-        console.set_verbosity(console.NORMAL)
-        with console.activity("a quiet phase", after=0.1):
-            time.sleep(0.3)
-    finally:
-        console.set_verbosity(console.NORMAL)
-    lines = capsys.readouterr().err.splitlines()
+    from stormcf.console import NORMAL, VERBOSE, Reporter
+    stream = io.StringIO()
+    verbose = Reporter(VERBOSE, stream)
+    with verbose.activity("a short phase", after=5.0):
+        pass
+    with verbose.activity("Storm, checking P=? [F goal]", after=0.1):
+        time.sleep(0.5)
+    with Reporter(NORMAL, stream).activity("a quiet phase", after=0.1):
+        time.sleep(0.3)
+    lines = stream.getvalue().splitlines()
     assert lines[0] == "stormcf: Storm, checking P=? [F goal] ..."
     assert lines[1].startswith("stormcf: Storm, checking P=? [F goal]: done in ") and len(lines) == 2
+
+
+def test_a_run_on_a_non_terminal_says_what_it_does_every_heartbeat():
+    """No silent minutes where stderr is not a terminal (CI, scripts, Docker logs): while a run works, a line every
+    heartbeat names what is under way, outermost first, with a counted task's progress; -q silences it."""
+    import io
+    import threading
+
+    from stormcf.console import NORMAL, QUIET, Reporter
+    stream = io.StringIO()
+    reporter = Reporter(NORMAL, stream, heartbeat=0.05)
+    seen = threading.Event()
+    with reporter.running(), reporter.activity("training the adult classifier"):
+        with reporter.bar(range(10), desc="BRKGA generations") as bar:
+            for k in bar:
+                if k == 3:
+                    bar.set_postfix(front=2)
+                    while "3/10" not in stream.getvalue():
+                        seen.wait(0.01)
+                    break
+    line = next(line for line in stream.getvalue().splitlines() if "3/10" in line)
+    assert line.startswith("stormcf: ") and line.endswith(
+        ": training the adult classifier: BRKGA generations: 3/10 (30%), front 2")
+    quiet = io.StringIO()
+    with Reporter(QUIET, quiet, heartbeat=0.01).running():
+        seen.wait(0.1)
+    assert quiet.getvalue() == ""

@@ -65,7 +65,28 @@ def test_a_sub_budget_ends_when_its_predicate_says_so():
 def test_unlimited_and_invalid():
     d = Deadline()
     assert not d.limited and d.remaining() == math.inf and not d.expired and d.budget(at_most=3) == 3
-    assert Deadline.of(d) is d and Deadline.of(5).seconds == pytest.approx(5)
-    for bad in (0, -1, float("nan")):
+    for bad in (0, -1, float("nan"), 1e18, True, "5"):
         with pytest.raises(StormcfError, match="time limit must be a positive number"):
             Deadline(bad)
+
+
+def test_messages_name_the_limit_that_was_reached():
+    """A sub-budget that its parent ends names the parent's limit (a batch item stopped by the batch's time limit
+    says so), one that ends first names its own; a deadline rebuilt in a worker after its end is expired at once."""
+    import time
+    clock = Clock()
+    batch = Deadline(8, clock=clock, limit="the batch's time limit of 8 s")
+    clock.now += 7
+    item = batch.sub(seconds=2, limit="the item time limit of 2 s")
+    short = batch.sub(seconds=0.5, limit="the item time limit of 0.5 s")
+    phase = short.sub(fraction=0.5)
+    clock.now += 1
+    with pytest.raises(TimeLimitReached, match="^the batch's time limit of 8 s was reached during the DP$"):
+        item.check("the DP")
+    with pytest.raises(TimeLimitReached, match="^the item time limit of 0.5 s was reached during the DP$"):
+        short.check("the DP")
+    # a share of a phase is named by the limit it is part of
+    assert phase.limit == "the item time limit of 0.5 s" and Deadline(10).limit == "the time limit of 10 s"
+    late = Deadline.until(time.time() - 1, "the batch's time limit of 3 s")
+    assert late.expired and late.limit == "the batch's time limit of 3 s"
+    assert not Deadline.until(math.inf).limited

@@ -65,3 +65,21 @@ def test_a_name_that_is_also_its_submodule_stays_the_name():
     code = ("from stormcf.recourse.brkga import dominates\nfrom stormcf.recourse import BRKGASettings, brkga\n"
             "import stormcf.recourse\nassert callable(brkga) and stormcf.recourse.brkga is brkga, brkga")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_no_analysis_imports_the_batch_runner():
+    """The analyses sit below the batch runner (issue 38): what they share with batches (items, pinned files, the
+    document of an item without an answer) is in ``stormcf.items``, and importing an analysis's task imports no
+    batch machinery."""
+    from pathlib import Path
+
+    from stormcf.analysis import registry
+    packages = {type_.__module__.rsplit(".", 1)[0] for type_ in registry().values()}
+    root = Path(__file__).resolve().parents[1] / "stormcf"
+    for package in packages:
+        for file in (root / package.split(".", 1)[1]).rglob("*.py"):
+            text = file.read_text()
+            assert "from ..batch" not in text and "stormcf.batch import" not in text, file
+    done = subprocess.run([sys.executable, "-c", "import sys, stormcf.analysis\nstormcf.analysis.registry()\n"
+                           "print('stormcf.batch.run' in sys.modules)"], check=True, capture_output=True, text=True)
+    assert done.stdout.split()[-1] == "False"

@@ -6,7 +6,7 @@ A batch has
   instance file, a recourse data set): a small picklable recipe whose ``load()`` builds the shared object;
 - **items** (:class:`Item`): one observed path, strategy, agent or instance each, as JSON data, with where it came
   from (``paths.jsonl:3``);
-- an **analysis** (:class:`~stormcf.analysis.Analysis` with its settings): ``analysis(shared, data, where, deadline)``
+- an **analysis** (:class:`~stormcf.analysis.Analysis` with its settings): ``analysis(shared, data, where, run)``
   returns the item's result (a :class:`~stormcf.report.Report`), and the cells of the summary table come from it.
 
 :func:`run_batch` yields one :class:`Outcome` per item, in input order: the item's JSON document (the command's
@@ -14,9 +14,15 @@ envelope of ``docs/json.md`` plus the key ``batch``), or, when the item fails, a
 key ``error`` saying why. A bad item never stops the batch; a bad source does (its error is raised, before or
 instead of any item).
 
-One deadline bounds the whole batch (``deadline``: the active one by default); each item may also have a budget of
-its own (``item_seconds``). An item that has not started when the deadline passes gets status ``timeout`` without
-running.
+One run bounds the whole batch (``run``; a worker rebuilds it from its end and its limit, :class:`Budget`); each
+item may also have a budget of its own (``item_seconds``); the messages of the items they stop name them ("the batch's time limit of 600 s was
+reached during ..."). An item that has not started when the deadline passes (or after the user's request to stop)
+gets status ``timeout`` (``interrupted``) without running.
+
+A batch keeps every item that is done however it ends: :meth:`BatchRun.rest` gives the items not yet yielded when
+it is stopped (Ctrl-C, SIGTERM, the process ended from outside), those done included, also in a worker's chunk that
+did not come back (the workers on this machine note each item in a :class:`Spool`); a worker's death costs only the
+items that were running then (status ``error``).
 
 Parallelism is joblib's: ``workers=N`` runs N loky processes; ``workers=None`` follows joblib's active
 ``parallel_config`` (e.g. ``backend="dask"`` on a ``distributed.Client``), and outside one runs serially in this
@@ -26,26 +32,32 @@ thread-safe), so Dask workers are best started with one thread each (``--nthread
 """
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import math
 import os
-import socket
+import pickle
+import re
+import sys
+import tempfile
 import threading
 import time
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import IO, Any, Generator, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 import numpy as np
 
+from .. import interrupt
 from ..analysis import Analysis
 from ..deadline import Deadline
-from ..errors import ModelError, OptionError, StormcfError, TimeLimitReached
-from ..examples import parse_json, read_text, resolve_file
-from ..interrupt import Interrupted
+from ..errors import OptionError, StormcfError, TimeLimitReached
+from ..examples import parse_json, read_text
+from ..interrupt import Interrupted, temporary_directory
+from ..items import FilePin, Item, ItemError
+from ..run import Run
 from ..limits import format_bytes, require_memory, resident_memory
 from ..model import ExplicitModel
 from ..report import Report, to_json_data
@@ -56,33 +68,6 @@ class Source(Protocol):
     dataclasses: hashable (the cache's key) and picklable (they travel to the workers)."""
 
     def load(self) -> Any: ...
-
-
-@dataclass(frozen=True)
-class FilePin:
-    """A user's file pinned where a batch starts: its absolute path and the SHA-256 of its content (both None for a
-    missing or unreadable file: loading it reports that). A worker may run in another working directory or on
-    another machine (Dask): :meth:`readable` gives it the same file, or refuses one that differs, instead of
-    analysing another file of the same name."""
-
-    location: str | None
-    digest: str | None
-
-    @classmethod
-    def of(cls, path: str) -> "FilePin":
-        try:
-            file = resolve_file(path)
-            return cls(str(file.resolve()), file_digest(file))
-        except (ModelError, OSError):
-            return cls(None, None)
-
-    def readable(self, path: str) -> str:
-        """Where to read ``path`` in this process: as the user named it where that is still the pinned file (the
-        batch's own process), else the pinned absolute path once its content is checked (a worker elsewhere)."""
-        if self.digest is None or (Path(path).is_file() and file_digest(Path(path)) == self.digest):
-            return path
-        require_same_file(path, self.location, self.digest)
-        return self.location
 
 
 @dataclass(frozen=True)
@@ -105,52 +90,6 @@ class ModelFile:
         return model.with_naming(self.naming) if self.naming != "valuation" else model
 
 
-def require_same_file(path: str, location: str, digest: str) -> None:
-    """Refuse to load ``path`` in a worker whose file at ``location`` differs from the one the batch started with."""
-    where = f"{path} (at {location} on {socket.gethostname()})"
-    try:
-        found = file_digest(Path(location))
-    except OSError as err:
-        raise ModelError(f"{where}: cannot read the file ({err.strerror}); every worker of a batch needs it at the "
-                         "same absolute path") from None
-    if found != digest:
-        raise ModelError(f"{where}: the file differs from the one the batch started with (SHA-256 {found[:12]}..., "
-                         f"expected {digest[:12]}...); every worker needs the same file")
-
-
-def file_digest(path: Path) -> str:
-    """The SHA-256 of a file's content (hex)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-@dataclass(frozen=True)
-class Item:
-    """One input of a batch: its position, where it came from (for messages and the JSON), its data (JSON), and the
-    reason it could not be read (then ``data`` is None)."""
-
-    index: int
-    where: str
-    data: Any = None
-    error: str | None = None
-
-    @property
-    def id(self) -> Any:
-        """The ``"id"`` the input line gives itself, if any."""
-        return self.data.get("id") if isinstance(self.data, Mapping) else None
-
-    @property
-    def content(self) -> Any:
-        """The data without the batch's own ``"id"``, which is not part of a path, strategy, agent or instance
-        (whose files refuse unknown keys)."""
-        if isinstance(self.data, Mapping) and "id" in self.data:
-            return {key: value for key, value in self.data.items() if key != "id"}
-        return self.data
-
-
 @dataclass(frozen=True)
 class Outcome:
     """The result of one item: its JSON document (plain JSON data), the cells of its row in the summary table (read
@@ -169,28 +108,6 @@ class Outcome:
     @property
     def failed(self) -> bool:
         return self.status == "error"
-
-
-@dataclass(frozen=True, eq=False)
-class ItemError(Report):
-    """A failed item (status ``error``; ``timeout`` or ``interrupted`` when it had no answer when the time ran out
-    or the user stopped it): what went wrong, in one line. ``internal`` is False for bad input (a
-    :class:`~stormcf.errors.StormcfError`), True for anything else (a bug, or Storm refusing a computed value)."""
-
-    command: str = ""
-    message: str = ""
-    error_type: str = "StormcfError"
-    internal: bool = False
-    model: ExplicitModel | None = None
-    status: str = "error"
-    checks: Sequence[Any] = ()
-    timings: Mapping[str, float] = field(default_factory=dict)
-
-    def payload(self) -> dict[str, Any]:
-        return {"error": {"type": self.error_type, "message": self.message, "internal": self.internal}}
-
-    def text(self) -> str:
-        return f"error: {self.message}"
 
 
 # ================================================================================================ reading items
@@ -239,26 +156,56 @@ def _forget(source: Source) -> None:
 
 
 # ================================================================================================ running
-def run_item(source: Source, analysis: Analysis, item: Item, until: float = math.inf,
-             item_seconds: float | None = None) -> Outcome:
+@dataclass(frozen=True)
+class Budget:
+    """A batch's time limits as its workers need them: the batch's end as a wall-clock time
+    (:meth:`~stormcf.deadline.Deadline.until_time`) with its limit in seconds (for the messages), and each item's own
+    seconds."""
+
+    until: float = math.inf
+    seconds: float | None = None
+    item_seconds: float | None = None
+
+    @classmethod
+    def of(cls, deadline: Deadline, item_seconds: float | None = None) -> "Budget":
+        return cls(deadline.until_time(), deadline.seconds if deadline.limited else None, item_seconds)
+
+    def batch(self) -> Run:
+        """The batch's run in this process (expired when its end has passed), with the progress reporter of the
+        command's run in its own process (a serial batch) and a quiet one in a worker (whose progress would
+        interleave with the others')."""
+        from ..console import QUIET, Reporter
+        words = None if self.seconds is None else f"the batch's time limit of {self.seconds:g} s"
+        outer = Run.active_run()
+        return Run.until(self.until, words, reporter=outer.reporter if outer is not None else Reporter(QUIET))
+
+    def item(self, batch: Run, count: int = 1) -> Run:
+        """The deadline of ``count`` items solved together, starting now: the batch's, or the items' own seconds
+        when they end first."""
+        if self.item_seconds is None:
+            return batch
+        words = f"the item time limit of {self.item_seconds:g} s" + (f" (x {count} items)" if count > 1 else "")
+        return batch.sub(seconds=self.item_seconds * count, limit=words)
+
+
+def run_item(source: Source, analysis: Analysis, item: Item, budget: Budget = Budget()) -> Outcome:
     """One item in this process: the analysis's document, or an ``error`` document (:func:`run_chunk`)."""
-    outcome, = run_chunk(source, analysis, [item], until, item_seconds)
+    outcome, = run_chunk(source, analysis, [item], budget)
     return outcome
 
 
-def run_chunk(source: Source, analysis: Analysis, items: Sequence[Item], until: float = math.inf,
-              item_seconds: float | None = None) -> list[Outcome]:
-    """Consecutive items in this process (what a worker runs): each item's document, or an ``error`` document.
-    ``until`` is the batch's deadline as a wall-clock time (:meth:`~stormcf.deadline.Deadline.until_time`),
-    ``item_seconds`` each item's own budget. An analysis that solves many problems at once
-    (:attr:`~stormcf.analysis.Analysis.batched`) gets the chunk's readable items together, within their budgets
-    summed, and each item's seconds are its share."""
-    with _LOCK:
-        batch = Deadline.until(until)
+def run_chunk(source: Source, analysis: Analysis, items: Sequence[Item], budget: Budget = Budget(),
+              spool: Spool | None = None) -> list[Outcome]:
+    """Consecutive items in this process (what a worker runs): each item's document, or an ``error`` document,
+    within the batch's ``budget``; each item is noted in the ``spool`` as it starts and ends. An analysis that solves
+    many problems at once (:attr:`~stormcf.analysis.Analysis.batched`) gets the chunk's readable items together,
+    within their budgets summed, and each item's seconds are its share."""
+    with _LOCK, (spool or Spool(None)).notes() as notes:
+        batch = budget.batch()
         with batch.active():
             common = shared(source)             # a bad source raises: the whole batch fails
         model = common if isinstance(common, ExplicitModel) else None
-        together = _solve_together(analysis, common, items, batch, item_seconds) if analysis.batched else {}
+        together = _solve_together(analysis, common, items, batch, budget, notes) if analysis.batched else {}
         outcomes = []
         for item in items:
             start = time.perf_counter()
@@ -268,24 +215,25 @@ def run_chunk(source: Source, analysis: Analysis, items: Sequence[Item], until: 
                 result, seconds = together[item.index]
                 start -= seconds
             else:
-                deadline = batch if item_seconds is None else batch.sub(seconds=item_seconds)
+                notes.started([item])
+                deadline = budget.item(batch)
                 with deadline.active():
                     result = _solved(analysis, model, lambda: analysis(common, item.content, item.where, deadline),
                                      deadline)
-            document = to_json_data(result.to_dict())
-            outcomes.append(Outcome(item.index, item.where, _with_batch_key(document, item),
-                                    time.perf_counter() - start, _cells(analysis, result)))
+            outcomes.append(_outcome(analysis, item, result, time.perf_counter() - start))
+            notes.done(outcomes[-1])
     return outcomes
 
 
-def _solve_together(analysis: Analysis, common: Any, items: Sequence[Item], batch: Deadline,
-                    item_seconds: float | None) -> dict[int, tuple[Report, float]]:
+def _solve_together(analysis: Analysis, common: Any, items: Sequence[Item], batch: Deadline, budget: Budget,
+                    notes: "SpoolNotes") -> dict[int, tuple[Report, float]]:
     """The readable items of a chunk solved at once: item index -> (its result or error document, its share of the
     seconds)."""
     readable = [item for item in items if item.error is None]
     if not readable:
         return {}
-    deadline = batch if item_seconds is None else batch.sub(seconds=item_seconds * len(readable))
+    notes.started(readable)
+    deadline = budget.item(batch, len(readable))
     model = common if isinstance(common, ExplicitModel) else None
     start = time.perf_counter()
     with deadline.active():
@@ -309,10 +257,14 @@ def _solve_together(analysis: Analysis, common: Any, items: Sequence[Item], batc
 
 
 def _solved(analysis: Analysis, model: ExplicitModel | None, solve, deadline: Deadline):
-    """``solve()``'s result, or the error document of what stopped it (not started when the time was up)."""
-    if deadline.expired and not deadline.interrupted:
-        return ItemError(analysis.command, "not started: the time limit ran out", "TimeLimitReached", False, model,
-                         status="timeout")
+    """``solve()``'s result, or the document of what stopped it; not started when the time is up or the user asked
+    to stop."""
+    if deadline.interrupted:
+        return ItemError(analysis.command, "not started: stopped at the user's request", "Interrupted", False, model,
+                         status="interrupted")
+    if deadline.expired:
+        return ItemError(analysis.command, f"not started: {deadline.limit} was reached", "TimeLimitReached", False,
+                         model, status="timeout")
     try:
         return solve()
     except (Interrupted, Exception) as err:     # a bad, stopped or broken item: reported, the batch goes on
@@ -332,8 +284,9 @@ def _error_result(analysis: Analysis, err: BaseException, model: ExplicitModel |
                      model)
 
 
-def _cells(analysis: Analysis, result: Report) -> Mapping[str, Any]:
-    return {} if isinstance(result, ItemError) else analysis.cells(result)
+def _outcome(analysis: Analysis, item: Item, result: Report, seconds: float) -> Outcome:
+    cells = {} if isinstance(result, ItemError) else analysis.cells(result)
+    return Outcome(item.index, item.where, _with_batch_key(to_json_data(result.to_dict()), item), seconds, cells)
 
 
 def _with_batch_key(document: dict[str, Any], item: Item) -> dict[str, Any]:
@@ -346,6 +299,80 @@ def _with_batch_key(document: dict[str, Any], item: Item) -> dict[str, Any]:
     return out
 
 
+# ================================================================================================ the spool
+class Spool:
+    """Where the workers of a parallel batch on this machine note each item as it starts and each outcome as it is
+    done (a directory of the batch's process, one file of pickled notes per chunk): the items a chunk finished
+    before the batch was stopped or the chunk's worker died are kept, and the items that were running when a worker
+    died are known. A worker process's temporary files go there too while it runs a chunk, so that a worker killed
+    with the batch leaves none behind. A worker that cannot see the directory (on another machine) notes nothing."""
+
+    def __init__(self, folder: str | None) -> None:
+        self.folder = folder
+        self.owner = os.getpid()                    # the batch's process
+
+    @contextmanager
+    def notes(self) -> Iterator["SpoolNotes"]:
+        """The notes of one chunk (nothing is noted without a folder or where the folder does not exist)."""
+        if self.folder is None or not os.path.isdir(self.folder):
+            yield SpoolNotes(None)
+            return
+        fd, _ = tempfile.mkstemp(dir=self.folder, suffix=".notes")
+        with open(fd, "wb") as f, self._temporary_files():
+            yield SpoolNotes(f)
+
+    @contextmanager
+    def _temporary_files(self) -> Iterator[None]:
+        """In a worker process that runs its tasks in its main thread (loky's, not Dask's thread pools): its
+        temporary files in the spool while the block runs."""
+        if os.getpid() == self.owner or threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous, tempfile.tempdir = tempfile.tempdir, self.folder
+        try:
+            yield
+        finally:
+            tempfile.tempdir = previous
+
+    def read(self) -> tuple[set[int], dict[int, Outcome]]:
+        """The items noted as started, and the outcomes noted as done (by item index). An internal error noted in a
+        chunk that did not come back is not kept: loky kills a worker's own child processes (Storm's) before the
+        worker when the batch stops or another worker dies, and the worker may note that as the item's crash."""
+        started: set[int] = set()
+        done: dict[int, Outcome] = {}
+        for file in sorted(Path(self.folder).glob("*.notes")) if self.folder else ():
+            try:
+                with open(file, "rb") as f:
+                    while True:
+                        note = pickle.load(f)
+                        if isinstance(note, Outcome) and not note.document.get("error", {}).get("internal"):
+                            done[note.index] = note
+                        else:
+                            started.update(note)
+            except (OSError, EOFError, pickle.UnpicklingError, ValueError, AttributeError):
+                continue                        # the end, a note cut short by a worker's death, a spool removed
+        return started, done
+
+
+class SpoolNotes:
+    """A chunk's notes in the spool (:class:`Spool`), each flushed as it is written."""
+
+    def __init__(self, file: IO[bytes] | None) -> None:
+        self.file = file
+
+    def started(self, items: Sequence[Item]) -> None:
+        self._note([item.index for item in items])
+
+    def done(self, outcome: Outcome) -> None:
+        self._note(outcome)
+
+    def _note(self, note: Any) -> None:
+        if self.file is not None:
+            pickle.dump(note, self.file)
+            self.file.flush()
+
+
+# ================================================================================================ the batch
 #: chunks per worker: items go to the workers in consecutive chunks, a few per worker so that the workers finish
 #: together (an analysis that solves many items at once gets fewer: each chunk is one certificate)
 CHUNKS_PER_WORKER = 4
@@ -365,24 +392,127 @@ def chunks(items: Sequence[Item], workers: int, together: bool) -> list[list[Ite
 
 
 def run_batch(source: Source, analysis: Analysis, items: Iterable[Item], workers: int | None = None,
-              deadline: Deadline | None = None, item_seconds: float | None = None) -> Iterator[Outcome]:
-    """Every item through ``analysis``, yielded in input order as soon as its chunk is done (module docs).
+              run: Deadline | None = None, item_seconds: float | None = None) -> Iterator[Outcome]:
+    """Every item through ``analysis``, yielded in input order as soon as it and the items before it are done
+    (:class:`BatchRun`, which also says what the items not yet yielded are when the batch is stopped)."""
+    return iter(BatchRun(source, analysis, items, workers, run, item_seconds))
+
+
+class BatchRun:
+    """A batch on its way (module docs): iterating it yields one :class:`Outcome` per item, in input order, as soon as
+    the item and those before it are done; :meth:`rest` gives the items not yet yielded when the batch is stopped
+    (those done, the others with the document of the ending).
 
     ``workers``: 1 runs serially in this process; N > 1 runs N joblib workers of the active backend (loky processes
     by default); -1 one per CPU (or per Dask worker thread); ``None`` follows joblib's active ``parallel_config``
     (serial outside one). The items go to the workers in consecutive chunks (:func:`chunks`): each chunk travels
     with the source once, and a worker keeps the source's shared object (the model) between chunks and batches.
-    ``deadline`` (default: the active one) bounds the whole batch, ``item_seconds`` each item.
-    """
-    from joblib import Parallel, delayed, effective_n_jobs
-    until = (deadline if deadline is not None else Deadline.current()).until_time()
-    parallel = Parallel(n_jobs=workers, return_as="generator")
-    jobs = chunks(list(items), effective_n_jobs(workers), analysis.batched)
-    try:
-        for outcomes in parallel(delayed(run_chunk)(source, analysis, chunk, until, item_seconds) for chunk in jobs):
-            yield from outcomes
-    finally:
-        _forget(source)                          # a serial run's model is not kept beyond its batch
+    ``run`` (default: unlimited) bounds the whole batch, ``item_seconds`` each item.
+
+    When a worker process dies (killed, out of memory, a crash in C code), loky stops the batch's other workers too:
+    the items that were running then get an ``error`` document naming the death, those done are kept, and those not
+    started run again in new workers."""
+
+    def __init__(self, source: Source, analysis: Analysis, items: Iterable[Item], workers: int | None = None,
+                 run: Deadline | None = None, item_seconds: float | None = None) -> None:
+        self.source, self.analysis, self.items, self.workers = source, analysis, list(items), workers
+        self.budget = Budget.of(run if run is not None else Deadline(None), item_seconds)
+        self._done: dict[int, Outcome] = {}         # done, not yet yielded (and the last one yielded)
+        self._yielded = 0                           # how many items were yielded
+        self._spool: Spool | None = None
+
+    def __iter__(self) -> Iterator[Outcome]:
+        from joblib import effective_n_jobs
+        jobs = effective_n_jobs(self.workers)
+        folder = temporary_directory("stormcf-batch-") if jobs > 1 else contextlib.nullcontext(None)
+        try:
+            with folder as path:
+                self._spool = Spool(None if path is None else str(path))
+                try:
+                    pending = self.items
+                    while pending:
+                        pending = yield from self._round(pending, jobs)
+                finally:                            # what the spool holds outlives it, for rest()
+                    self._keep(self._spool.read()[1])
+                    self._spool = None
+        finally:
+            _forget(self.source)                    # a serial run's model is not kept beyond its batch
+
+    def _round(self, items: list[Item], jobs: int) -> Generator[Outcome, None, list[Item]]:
+        """The items through the workers; returns those to run again because a worker died before they started."""
+        from joblib import Parallel, delayed
+        parallel = Parallel(n_jobs=self.workers, return_as="generator_unordered")
+        tasks = (delayed(run_chunk)(self.source, self.analysis, chunk, self.budget, self._spool)
+                 for chunk in chunks(items, jobs, self.analysis.batched))
+        try:
+            with contextlib.closing(parallel(tasks)) as results:      # closed: its workers stop with the batch
+                for outcomes in results:
+                    self._done.update((outcome.index, outcome) for outcome in outcomes)
+                    yield from self._in_order()
+        except _worker_deaths() as err:
+            again = self._after_death(items, err)
+            yield from self._in_order()
+            return again
+        return []
+
+    def _keep(self, outcomes: Mapping[int, Outcome]) -> None:
+        """Keep the outcomes of items not yet yielded."""
+        waiting = {item.index for item in self.items[self._yielded:]}
+        self._done.update((index, outcome) for index, outcome in outcomes.items() if index in waiting)
+
+    def _in_order(self) -> Iterator[Outcome]:
+        while self._yielded < len(self.items) and self.items[self._yielded].index in self._done:
+            outcome = self._done[self.items[self._yielded].index]
+            if self._yielded:
+                self._done.pop(self.items[self._yielded - 1].index, None)
+            self._yielded += 1
+            yield outcome
+
+    def _after_death(self, items: list[Item], err: BaseException) -> list[Item]:
+        """After a worker's death: the outcomes the spool holds are kept, the items that were running get an error
+        document naming the death; returns the items that had not started (all of them when no item could be
+        placed: a round in which nothing is done ends the batch)."""
+        started, done = self._spool.read() if self._spool else (set(), {})
+        self._keep(done)
+        yielded = {item.index for item in self.items[:self._yielded]}
+        lost = [item for item in items if item.index not in self._done and item.index not in yielded]
+        running = [item for item in lost if item.index in started]
+        waiting = [item for item in lost if item.index not in started]
+        if not running and len(lost) == len(items):     # nothing done or running: no round could do better
+            running, waiting = lost, []
+        message = _death_message(err)
+        for item in running:
+            self._done[item.index] = _outcome(self.analysis, item, ItemError(self.analysis.command, message,
+                                                                             "WorkerDied", True), 0.0)
+        return waiting
+
+    def rest(self, handled: int, status: str, error_type: str, message: str) -> list[Outcome]:
+        """Every item after the first ``handled`` (in input order) when the batch is stopped: its outcome when it
+        is done (in a worker's chunk too, on this machine), else a document of status ``status`` (``timeout``,
+        ``interrupted``) whose error says ``message``. Safe to call from another thread while the batch runs."""
+        done = dict(self._done)
+        spool = self._spool
+        if spool is not None:
+            done.update(spool.read()[1])
+        unfinished = ItemError(self.analysis.command, message, error_type, False, status=status)
+        return [done.get(item.index) or _outcome(self.analysis, item, unfinished, 0.0)
+                for item in self.items[handled:]]
+
+
+def _worker_deaths() -> tuple[type[BaseException], ...]:
+    """The errors joblib raises when a worker process died: loky's (a ``BrokenProcessPool``) and, when Dask is in
+    use, Dask's ``KilledWorker`` (a task whose workers kept dying)."""
+    from concurrent.futures.process import BrokenProcessPool
+    dask = sys.modules.get("distributed")
+    return (BrokenProcessPool,) + ((dask.KilledWorker,) if dask is not None else ())
+
+
+def _death_message(err: BaseException) -> str:
+    """What an item that was running when a worker died says: the death, with loky's exit codes of the workers."""
+    codes = re.search(r"exit codes of the workers are (\{[^}]*\})", str(err))
+    return ("a worker process of the batch died while this item ran (" + (f"exit codes {codes.group(1)}: "
+            if codes else "") + "killed, out of memory or a crash; one worker's death stops the items running in "
+            "the others too)")
 
 
 #: what a ``tls://`` scheduler needs, and where Dask reads it from (its configuration, e.g. environment variables)
@@ -413,7 +543,7 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
             raise OptionError("a scheduler address applies to the dask backend only")
         if workers is not None and workers > 1:
             require_workers(workers)
-        with parallel_config(backend="loky", n_jobs=workers):
+        with parallel_config(backend="loky", n_jobs=workers, initializer=_worker_started, initargs=(os.getpid(),)):
             yield "serial" if workers in (None, 1) else f"loky, {workers} workers"
         return
     if name != "dask":
@@ -446,6 +576,15 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
             yield words
 
 
+def _worker_started(parent: int) -> None:
+    """A loky worker of a batch dies with the batch's process ``parent`` (a batch ended from outside, e.g. at its
+    time limit, leaves no worker behind), also when that ended while the worker started; a Ctrl-C still reaches
+    it."""
+    interrupt.die_with_parent(ignore_ctrl_c=False)
+    if os.getppid() != parent:
+        os._exit(0)
+
+
 def require_workers(workers: int) -> None:
     """Refuse more worker processes than this machine has cores, or than its memory holds (each needs about what
     this process holds now)."""
@@ -462,66 +601,3 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
-
-
-# ================================================================================================ summary
-@dataclass
-class BatchSummary:
-    """What a batch run did, for the table and the exit code: one row per item, the statuses, the wall time (and,
-    ``with_model``, the model line of the first document that has one). ``columns`` are the headings of the
-    analysis's own columns (:attr:`~stormcf.analysis.Analysis.columns`)."""
-
-    columns: Sequence[str]
-    with_model: bool = True
-    rows: list[list[str]] = field(default_factory=list)
-    statuses: dict[str, int] = field(default_factory=dict)
-    model: Mapping[str, Any] | None = None
-    seconds: float = 0.0
-
-    @property
-    def items(self) -> int:
-        return len(self.rows)
-
-    @property
-    def failed(self) -> int:
-        return self.statuses.get("error", 0)
-
-    def add(self, outcome: Outcome) -> None:
-        doc = outcome.document
-        self.statuses[outcome.status] = self.statuses.get(outcome.status, 0) + 1
-        if self.with_model and self.model is None and doc.get("model"):
-            self.model = doc["model"]
-        if "error" in doc:
-            cells = [doc["error"]["message"]]
-        else:
-            cells = [_cell(outcome.cells.get(heading)) for heading in self.columns]
-        self.rows.append([str(outcome.index), outcome.where, outcome.status] + cells + [f"{outcome.seconds:.3g}"])
-
-    def text(self, parallel: str = "serial") -> str:
-        headings = ["#", "input", "status"] + list(self.columns) + ["seconds"]
-        ok_rows = [r for r in self.rows if len(r) == len(headings)]
-        widths = [max([len(h)] + [len(r[k]) for r in ok_rows]) for k, h in enumerate(headings)]
-        lines = [_model_line(self.model)] if self.model else []
-        lines.append("  ".join(h.ljust(w) for h, w in zip(headings, widths)).rstrip())
-        for row in self.rows:
-            if len(row) == len(headings):
-                lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
-            else:                                    # a failed item: its message after the status
-                lines.append("  ".join(c.ljust(w) for c, w in zip(row[:3], widths)) + "  " + row[3])
-        counts = ", ".join(f"{n} {status}" for status, n in self.statuses.items())
-        rate = self.items / self.seconds if self.seconds > 0 else float("inf")
-        lines.append(f"{self.items} items: {counts}; {self.seconds:.3g} s, {rate:.3g} items/s ({parallel})")
-        return "\n".join(lines)
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
-def _model_line(model: Mapping[str, Any]) -> str:
-    return (f"{model['source']}: {str(model['type']).upper()} with {model['states']} states, {model['choices']} "
-            f"choices, {model['transitions']} transitions ({model['decision_states']} decision states)")

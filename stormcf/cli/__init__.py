@@ -1,12 +1,17 @@
 """The ``stormcf`` command line: a thin layer over the Python API.
 
 Every module of this package except ``common`` is one subcommand with ``register(subparsers)``; new modules are
-found by themselves. Every command gets ``-q``/``-v`` and ``--time-limit`` (one :class:`~stormcf.deadline.Deadline`
-for the whole command, made the active one), and runs under :func:`stormcf.interrupt.command_signals`.
+found by themselves, and so are the command modules of plugins (entry point group ``stormcf.commands``,
+:mod:`stormcf.plugins`). A command that runs an analysis names its class (``set_defaults(analysis="module:Class")``),
+whose capabilities decide the rest: its default time limit and whether the first Ctrl-C gives the best answer so
+far. Every command gets ``-q``/``-v`` and ``--time-limit`` and runs in one :class:`~stormcf.run.Run` (the time
+budget of the whole command, the progress reporter, the routing of native output), passed to the command as
+``args.context``, under :func:`stormcf.interrupt.command_signals`.
 
 Exit codes (:data:`EXIT_CODES`): 0 success, 2 bad input (one line on stderr naming the problem), 1 internal error,
 3 a violated property with ``check --fail-if-violated``, 4 a batch item failed, 5 the time limit ran out before
-there was an answer, 130 interrupted, 141 stdout's reader went away (``| head``; no message), 143 terminated.
+there was an answer, 6 an undecided property with ``check --fail-if-violated`` (none violated), 130 interrupted,
+141 stdout's reader went away (``| head``; no message), 143 terminated.
 """
 from __future__ import annotations
 
@@ -16,22 +21,26 @@ import errno
 import io
 import os
 import pkgutil
+import re
 import sys
 import traceback
 import warnings
 from importlib import import_module
 
 from .. import console, interrupt
-from ..deadline import Deadline
-from ..errors import OutputError, StormcfError, TimeLimitReached
+from ..errors import OutputError, StormcfError, TimeLimitReached, cannot_write
 from ..limits import frugal_threads, is_out_of_memory, out_of_memory_message
-from .common import TIMEOUT, add_console_arguments, check_outputs
+from ..plugins import COMMANDS, plugins
+from ..run import Run
+from .common import TIMEOUT, add_console_arguments, check_outputs, command_analysis
 
 EXIT_CODES = f"""exit codes: 0 success; 2 bad input (one line on stderr), also an output that cannot be written and
 running out of memory; 1 internal error (including Storm not confirming a computed value); 3 check
 --fail-if-violated and a bounded property does not hold; 4 a batch item failed (every item's document is written;
-wins over 5 and 3); {TIMEOUT} the time limit ran out before there was an answer (status timeout); 130 interrupted;
-141 the reader of stdout went away (e.g. | head), quietly; 143 terminated"""
+wins over 5, 3 and 6); {TIMEOUT} the time limit ran out before there was an answer (status timeout); 6 check
+--fail-if-violated and no bounded property is violated but one is undecided (the bound within the error of Storm's
+floating-point value; --exact decides); 130 interrupted; 141 the reader of stdout went away (e.g. | head), quietly;
+143 terminated"""
 
 #: exit code when stdout's reader has gone (128 + SIGPIPE, as Unix tools killed by SIGPIPE)
 CLOSED_PIPE = 141
@@ -41,7 +50,13 @@ OVERRUN_SECONDS, OVERRUN_SHARE = 2.0, 0.03
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error as one line and exit code 2."""
+    """argparse that reports a usage error as one line and exit code 2, and reads a word that starts with a minus
+    and a digit as a value, not an option (``--weights -1,1,1``, ``--agent -1,0,1``; argparse's own rule takes only
+    plain negative numbers such as ``-1`` or ``-0.5``, and no stormcf option looks like a number)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message: str) -> None:   # type: ignore[override]
         print(f"{self.prog}: error: {message}", file=sys.stderr)
@@ -49,8 +64,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def commands() -> list[str]:
-    """The subcommand modules of this package."""
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name != "common")
+    """The subcommand modules: this package's (by name) and the plugins' (full module names)."""
+    own = sorted(f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if m.name != "common")
+    return own + plugins(COMMANDS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,8 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in commands():
-        import_module(f"{__name__}.{name}").register(sub)
+    for module in commands():
+        import_module(module).register(sub)
     for command in set(sub.choices.values()):
         add_console_arguments(command)
     return parser
@@ -86,7 +102,6 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
         if not is_out_of_memory(err):
             raise
         return _fail(f"error: {out_of_memory_message(err)}", 2)
-    console.set_verbosity(args.verbosity)
     said: list[int] = []                          # the exit code once a signal's line is said
     try:
         return _command_under_signals(args, started, said)
@@ -96,13 +111,25 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
 
 def _command_under_signals(args: argparse.Namespace, started: float, said: list[int]) -> int:
     """The command in its own temporary folder and under its signal handlers (:mod:`stormcf.interrupt`)."""
-    show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
-    deadline = Deadline(args.time_limit, elapsed=started)
-    with interrupt.scratch_folder(), interrupt.command_signals(getattr(args, "stoppable", False)):
+    stoppable = False
+    with interrupt.scratch_folder(), interrupt.command_signals(lambda: stoppable):   # a signal ends it as any other
         try:
-            with console.native_output(show_native), warnings.catch_warnings(), deadline.active(), \
-                    interrupt.stop_after(_hard_limit(deadline), TIMEOUT, f"timeout: {_overrun_message(deadline)}",
-                                         lambda: _timeout_document(args, _overrun_message(deadline))):
+            try:
+                analysis = command_analysis(args)
+            except (MemoryError, ImportError) as err:     # the analysis's modules could not be loaded
+                interrupt.raise_if_ending()               # (a signal's exception an extension's import turned into one)
+                if not is_out_of_memory(err):
+                    raise
+                return _fail(f"error: {out_of_memory_message(err)}", 2)
+            stoppable = analysis is not None and analysis.stoppable
+            if args.time_limit is None and analysis is not None:
+                args.time_limit = analysis.time_limit
+            show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
+            run = args.context = Run(args.time_limit, reporter=console.Reporter(args.verbosity),
+                                     show_native=show_native, elapsed=started)
+            with warnings.catch_warnings(), run.active(), \
+                    interrupt.stop_after(_hard_limit(run), TIMEOUT, f"timeout: {_overrun_message(run)}",
+                                         lambda: _timeout_document(args, _overrun_message(run))):
                 if not show_native:               # libraries' warnings are solver chatter too, unless -v
                     warnings.simplefilter("ignore")
                 return _run(args)
@@ -119,7 +146,7 @@ def _signal_end(err: BaseException, said: list[int]) -> int:
     return said[0]
 
 
-def _hard_limit(deadline: Deadline) -> float | None:
+def _hard_limit(deadline: Run) -> float | None:
     """Seconds from now after which the command is stopped from outside (analyses stop at their deadline; this is
     the guarantee for a phase that cannot check it)."""
     if not deadline.limited:
@@ -127,8 +154,8 @@ def _hard_limit(deadline: Deadline) -> float | None:
     return deadline.remaining() + max(OVERRUN_SECONDS, OVERRUN_SHARE * deadline.seconds)
 
 
-def _overrun_message(deadline: Deadline) -> str:
-    return f"the time limit of {deadline.seconds:g} s was reached; stopped without an answer"
+def _overrun_message(deadline: Run) -> str:
+    return f"{deadline.limit} was reached; stopped without an answer"
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -150,7 +177,7 @@ def _run(args: argparse.Namespace) -> int:
             return _fail(f"error: {out_of_memory_message(err)}", 2)
         if err.errno not in _FULL:
             return _internal(err)
-        return _fail(f"error: cannot write ({err.strerror}): the disk is full or a file size limit is reached", 2)
+        return _fail(f"error: {cannot_write(str(err.filename or 'a file'), err)}", 2)
     except KeyboardInterrupt:
         raise
     except Exception as err:   # an internal error: say so, keep the traceback for STORMCF_DEBUG=1
@@ -213,7 +240,7 @@ def _flush_stdout() -> None:
     except BrokenPipeError:
         raise
     except OSError as err:
-        raise OutputError(f"stdout: cannot write ({err.strerror or err})") from None
+        raise OutputError(cannot_write("stdout", err)) from None
 
 
 def _timeout(args: argparse.Namespace, err: TimeLimitReached) -> int:
@@ -226,7 +253,7 @@ def _timeout_document(args: argparse.Namespace, message: str) -> None:
     """With ``--json``, the document of a command that has no answer because its time ran out."""
     out = getattr(args, "json", None)
     if out:
-        from ..batch import ItemError
+        from ..items import ItemError
         from ..report import write_json
         document = ItemError(args.command, message, "TimeLimitReached", status="timeout").to_dict()
         write_json(document, out, stream=getattr(args, "result_stream", None))

@@ -2,16 +2,18 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .. import console
+from ..deadline import Deadline
+from .._lazy import LazyChoices
 from ..errors import OptionError, OutputError, PathError
 from ..examples import read_json
+from ..files import file_kind, written_in_place
 
 if TYPE_CHECKING:       # the command line imports the analyses (numpy, Storm, joblib, ...) when a command runs
     from ..analysis import Analysis
@@ -77,19 +79,44 @@ def add_plot_argument(parser: argparse.ArgumentParser, what: str) -> None:
                         help=f"{what}; the format is OUT's extension (png, pdf, svg, ...; PNG without one)")
 
 
+def add_solver_argument(parser: argparse.ArgumentParser | argparse._ActionsContainer, programmes: str) -> None:
+    """``--solver``, the same choices and words in every command that solves mathematical programmes (stormcf.solvers):
+    ``programmes`` names the command's."""
+    parser.add_argument("--solver", choices=LazyChoices("stormcf.solvers", "SOLVERS"), default="auto",
+                        metavar="SOLVER", help=f"the solver of {programmes}: %(choices)s (default auto: HiGHS for "
+                        "linear programmes, Gurobi, else SCIP, for bilinear ones; the pip licence of Gurobi allows "
+                        "about 2,000 variables and constraints)")
+
+
+def require_solver_used(args: argparse.Namespace, used: bool, where: str) -> None:
+    """Refuse a ``--solver`` the command would not use (it solves programmes only ``where``)."""
+    if args.solver != "auto" and not used:
+        raise OptionError(f"--solver {args.solver} applies to {where} only")
+
+
 def add_console_arguments(parser: argparse.ArgumentParser) -> None:
-    """-q/-v and --time-limit of every command (a command's default limit is its ``time_limit`` default, or none)."""
+    """-q/-v and --time-limit of every command (the default limit is the analysis's ``time_limit``, or none)."""
     group = parser.add_argument_group("console")
-    limit = parser.get_default("time_limit")
-    group.add_argument("--time-limit", type=seconds, default=limit, metavar="SECONDS",
-                       help="for the whole command: loading, Storm, every solve, training and check (default: "
-                            + (f"{limit:g})" if limit else "none)") + "; with an answer in time, the best checked one "
-                            f"so far, else status timeout and exit code {TIMEOUT}")
+    group.add_argument("--time-limit", type=seconds, default=None, metavar="SECONDS",
+                       help="for the whole command: loading, Storm, every solve, training and check (default: none, "
+                            "or the analysis's own, which --help's description gives); with an answer in time, the "
+                            f"best checked one so far, else status timeout and exit code {TIMEOUT}")
     loudness = group.add_mutually_exclusive_group()
     loudness.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=console.QUIET,
                           default=console.NORMAL, help="no progress bars")
     loudness.add_argument("-v", "--verbose", dest="verbosity", action="store_const", const=console.VERBOSE,
                           help="also the solvers' and Storm's own output (on stderr)")
+
+
+def command_analysis(args: argparse.Namespace) -> type[Analysis] | None:
+    """The analysis class a command runs (its ``analysis`` default, ``"module:Class"``), imported now; None for a
+    command that runs none (``info``, ``examples``, ``simulate``, ...)."""
+    reference = getattr(args, "analysis", None)
+    if reference is None:
+        return None
+    from importlib import import_module
+    module, _, name = reference.partition(":")
+    return getattr(import_module(module), name)
 
 
 def check_outputs(args: argparse.Namespace) -> None:
@@ -149,19 +176,27 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 
 def check_output_path(path: str | os.PathLike, kind: str = "file") -> None:
-    """Raise :class:`OutputError` (naming the problem, not the path) unless ``path`` can be written as ``kind``."""
+    """Raise :class:`OutputError` (naming the problem, not the path) unless ``path`` can be written as ``kind``: in
+    place (a device, a FIFO, ``/dev/stdout``: :func:`~stormcf.files.written_in_place`), else by a temporary file
+    beside the file (beside the file a symbolic link names) renamed over it."""
     target = Path(path)
     limit = os.pathconf(target.parent if target.parent.is_dir() else ".", "PC_NAME_MAX")
     if len(os.fsencode(target.name)) > limit:
         raise OutputError(f"file name too long ({len(os.fsencode(target.name))} bytes; this file system allows "
                           f"{limit})")
     if kind == "directory":
-        if not target.is_dir():
-            raise OutputError("no such directory")
+        found = file_kind(target)
+        if found != "directory":
+            raise OutputError("no such directory" if found is None else f"is a {found}, not a directory")
         _require_writable_directory(target, "the directory")
         return
     if not target.name or target.is_dir():
         raise OutputError("is a directory; give a file name")
+    if written_in_place(target):                # a device, a FIFO, /dev/stdout: written through, not replaced
+        if not os.access(target, os.W_OK):
+            raise OutputError("is not writable")
+        return
+    target = Path(os.path.realpath(target))     # a symbolic link: the file it names is replaced, beside it
     folder = target.parent
     if not folder.is_dir():
         raise OutputError(f"directory '{folder}' does not exist" if not folder.exists() else f"'{folder}' is not a "
@@ -207,15 +242,22 @@ def model_line(model: ExplicitModel) -> str:
             f"{model.n_transitions} transitions ({int(model.decision_states.sum())} decision states)")
 
 
+#: the longest time limit, in seconds (about 31 years): Python's timers overflow beyond 2^63 ns (9.2e9 s)
+MAX_SECONDS = Deadline.MAX_SECONDS
+
+
 def seconds(text: str) -> float:
-    """A time limit: a positive, finite number of seconds."""
+    """A time limit: a positive number of seconds, at most :data:`MAX_SECONDS`."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a time limit in seconds, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive, finite time limit in seconds, got {text}")
+    if not 0 < value <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected a time limit in seconds, more than 0 and at most 1e9 (about 31 "
+                                         f"years), got {text}")
     return value
+
+
 def mc_samples(args: argparse.Namespace, default: int) -> int:
     """``--mc-samples`` (``default`` when not given); refused without ``--estimator mc``, which alone uses it."""
     if args.mc_samples is None:
@@ -242,6 +284,26 @@ def non_negative_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
     if not (math.isfinite(value) and value >= 0):
         raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def probability(text: str) -> float:
+    """A number in [0, 1]."""
+    return _number_in(text, lambda value: 0 <= value <= 1, "a probability in [0, 1]")
+
+
+def share(text: str) -> float:
+    """A fraction strictly between 0 and 1."""
+    return _number_in(text, lambda value: 0 < value < 1, "a share in (0, 1)")
+
+
+def _number_in(text: str, inside: Callable[[float], bool], what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not inside(value):                                   # also NaN
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
     return value
 
 
@@ -282,24 +344,66 @@ def require_single(args: argparse.Namespace, inputs: str) -> None:
 def run_batch_command(args: argparse.Namespace, source: Source, analysis: Analysis,
                       items: Sequence[Item]) -> BatchSummary:
     """Run a batch: its documents as JSON lines to ``--json OUT`` (``-``: stdout, which then holds only them) and the
-    summary table on stdout. Returns the summary (statuses, failures) for the exit code."""
-    from ..batch import BatchSummary, ModelFile, backend, run_batch
-    from ..deadline import Deadline
-    from ..report import json_lines
+    summary table on stdout, a line and a row per item however the batch ends: the time limit (the items not done
+    have status ``timeout``), Ctrl-C or SIGTERM (``interrupted``; raised again once the lines are written), or the
+    process ended from outside (:func:`~stormcf.interrupt.last_words`). Returns the summary for the exit code."""
+    from .. import interrupt
+    from ..batch import BatchOutput, BatchRun, BatchSummary, ModelFile, backend
+    from ..errors import TimeLimitReached
     summary = BatchSummary(list(analysis.columns), with_model=isinstance(source, ModelFile))
     workers = args.workers if args.workers is not None or args.backend == "dask" else 1
     start = time.perf_counter()
-    output = json_lines(args.json, args.result_stream) if args.json else contextlib.nullcontext(lambda document: None)
-    with backend(args.backend, workers, args.scheduler) as parallelism, output as write:
-        for outcome in run_batch(source, analysis, items, workers, Deadline.current(), args.item_time_limit):
-            write(outcome.document)
-            summary.add(outcome)
-    summary.seconds = time.perf_counter() - start
+    stopped: BaseException | None = None
+    with backend(args.backend, workers, args.scheduler) as parallelism:
+        run = BatchRun(source, analysis, items, workers, args.context, args.item_time_limit)
+        output = BatchOutput(summary, args.json, args.result_stream)
+        outcomes = iter(run)
+
+        def last_words(code: int) -> str | None:
+            """The process is being ended from outside: every item's line, the table, and what ended it."""
+            ending = _ending(code, f"{run.budget.batch().limit} was reached")
+            if not output.finish_for_good(lambda written: run.rest(written, *ending[1:])):
+                return None
+            _show_batch(args, summary, time.perf_counter() - start, parallelism)
+            return ending[0]
+
+        with interrupt.last_words(last_words):
+            try:
+                with output.open():
+                    try:
+                        for outcome in outcomes:
+                            output.add(outcome)
+                    except (KeyboardInterrupt, interrupt.Terminated, TimeLimitReached) as err:
+                        stopped = err
+                        output.add_rest(run.rest(output.written, *_ending(err, str(err))[1:]))
+            finally:
+                outcomes.close()
+            _show_batch(args, summary, time.perf_counter() - start, parallelism)
+    if stopped is not None and not isinstance(stopped, TimeLimitReached):
+        raise stopped
+    return summary
+
+
+def _ending(how: BaseException | int, reached: str) -> tuple[str, str, str, str]:
+    """What ended a batch (an exception, or the exit code of a process ended from outside): the line said on stderr,
+    and the status, error type and message of the items it left without an answer. ``reached``: what the time limit
+    did, in words, when it ended the batch."""
+    from .. import interrupt
+    if how == interrupt.TERMINATED_EXIT or isinstance(how, interrupt.Terminated):
+        return "terminated", "interrupted", "Terminated", "not finished: the batch was terminated (SIGTERM)"
+    if how == interrupt.INTERRUPTED_EXIT or isinstance(how, KeyboardInterrupt):
+        return "interrupted", "interrupted", "Interrupted", "not finished: stopped at the user's request (Ctrl-C)"
+    return (f"timeout: {reached}; the items not done by then have status timeout", "timeout", "TimeLimitReached",
+            f"not finished: {reached}")
+
+
+def _show_batch(args: argparse.Namespace, summary: BatchSummary, seconds: float, parallelism: str) -> None:
+    """The summary table (not with ``--json -``: stdout holds the JSON lines) and where the JSON lines went."""
+    summary.seconds = seconds
     if args.json != "-":
         print(summary.text(parallelism))
         if args.json:
             print(f"JSON lines written to {args.json}")
-    return summary
 
 
 def run_on_paths(args: argparse.Namespace, analysis: Analysis,
@@ -315,9 +419,12 @@ def run_on_paths(args: argparse.Namespace, analysis: Analysis,
 
 
 def run_single(args: argparse.Namespace, analysis: Analysis, shared, data, where: str | None,
-               plot: Callable[[Report, str], str] | None = None) -> int:
-    """One item of an analysis: the result shown (:func:`emit`) and its exit code (:func:`status_exit_code`)."""
-    result = analysis(shared, data, where)
+               plot: Callable[[Report, str], str] | None = None, save: Callable[[Any], None] | None = None) -> int:
+    """One item of an analysis: the files of its result written (``save(result)``: a data set, a trained
+    generator), the result shown (:func:`emit`) and its exit code (:func:`status_exit_code`)."""
+    result = analysis(shared, data, where, args.context)
+    if save is not None:
+        save(result)
     emit(result, args, plot=plot)
     return status_exit_code(result)
 
@@ -328,7 +435,11 @@ def status_exit_code(result: Report) -> int:
 
 
 def batch_exit_code(summary: BatchSummary) -> int:
-    """:data:`ITEMS_FAILED` when an item failed, :data:`TIMEOUT` when one ran out of time, else 0."""
+    """:data:`ITEMS_FAILED` when an item failed, 130 when the user stopped the batch before an item had an answer
+    (status ``interrupted`` without one), :data:`TIMEOUT` when one ran out of time, else 0."""
+    from ..interrupt import INTERRUPTED_EXIT
     if summary.failed:
         return ITEMS_FAILED
+    if summary.unanswered.get("interrupted"):
+        return INTERRUPTED_EXIT
     return TIMEOUT if summary.statuses.get("timeout") else 0

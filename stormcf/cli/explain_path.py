@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reward", metavar="R", default=None,
                    help="reward model (state and state-action rewards); optional if the model has only one")
     p.add_argument("--k", type=non_negative_int, required=True,
-                   help="change budget: at most k actions differ from the path")
+                   help="change budget: at most k actions differ from the path (0: the observed actions' own "
+                        "counterfactual outcome)")
     p.add_argument("--k-max", type=non_negative_int, default=None,
                    help="also report the best expected outcome for every budget k' <= K (default: k)")
     p.add_argument("--estimator", choices=LazyChoices("stormcf.counterfactual_mdp.gumbel", "ESTIMATORS"),
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_argument(p)
     add_plot_argument(p, "draw the best expected outcome for every budget k' <= k_max")
     add_batch_arguments(p, "--paths")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, analysis="stormcf.explain.task:PathExplanation")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,8 @@ import argparse
 from .._lazy import LazyChoices
 from ..errors import OptionError
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, add_plot_argument,
-                     mc_samples, non_negative_int, positive_int, run_on_paths)
+                     add_solver_argument, mc_samples, non_negative_int, positive_int, require_solver_used,
+                     run_on_paths)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bounds", choices=LazyChoices("stormcf.icfmdp.problem", "BOUNDS_METHODS"), default="closed",
                    metavar="BOUNDS", help="closed: closed-form bounds (default); lp: one exact LP per transition "
                                           "(small models)")
+    add_solver_argument(p, "the LPs of --bounds lp")
     p.add_argument("--optimistic", action="store_true", help="also the optimistic (best-case) policy")
     p.add_argument("--baseline", choices=("gumbel",), default=None, help="also the Gumbel-max SCM policy")
     p.add_argument("--estimator", choices=LazyChoices("stormcf.counterfactual_mdp.gumbel", "ESTIMATORS"),
@@ -38,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json_argument(p)
     add_plot_argument(p, "plot bound widths and values per step")
     add_batch_arguments(p, "--paths")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, analysis="stormcf.icfmdp.task:IntervalCounterfactualMDP")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     from ..modes import Optimization
     if args.estimator != "exact" and args.baseline is None:
         raise OptionError(f"--estimator {args.estimator} applies to the Gumbel-max baseline only (--baseline gumbel)")
-    method = ICFMDPSettings(bounds=args.bounds, optimistic=args.optimistic, baseline=args.baseline,
+    require_solver_used(args, args.bounds == "lp", "--bounds lp")
+    method = ICFMDPSettings(bounds=args.bounds, solver=args.solver, optimistic=args.optimistic, baseline=args.baseline,
                             estimator=args.estimator, samples=mc_samples(args, ICFMDPSettings.samples), seed=args.seed)
     analysis = IntervalCounterfactualMDP(reward=args.reward, optimization=Optimization.MINIMIZE if args.minimize
                                          else Optimization.MAXIMIZE, assumptions=args.assumptions, method=method)

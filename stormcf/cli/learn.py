@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prop", "-p", action="append", default=[], metavar="PCTL",
                    help="a property Storm checks under the users' strategy (repeatable)")
     add_json_argument(p)
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, analysis="stormcf.learn.task:ModelLearning")
 
 
 def run(args: argparse.Namespace) -> int:

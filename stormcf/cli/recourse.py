@@ -7,8 +7,8 @@ import argparse
 from .._lazy import LazyChoices
 from ..errors import OptionError, RecourseError
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments, add_plot_argument,
-                     batch_exit_code, model_from_args, non_negative_int, positive_int, require_single,
-                     run_batch_command, run_single)
+                     add_solver_argument, batch_exit_code, model_from_args, non_negative_int, positive_int,
+                     require_single, require_solver_used, run_batch_command, run_single)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,10 +49,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-exact", action="store_true", help="skip Storm's least cost on the plan MDP")
     p.add_argument("--storm-front", action="store_true", help="also Storm's achievable (cost, Gower) set "
                    "(multi-objective, deterministic models) and the check that every plan lies inside it")
+    add_solver_argument(p, "the LPs of --storm-front (whether each plan lies inside the achievable set)")
     add_json_argument(p)
     add_plot_argument(p, "draw the front and the actions by position")
     add_batch_arguments(p, "--instances")
-    p.set_defaults(run=run, stoppable=True)            # Ctrl-C: the front of the generations run so far
+    p.set_defaults(run=run, analysis="stormcf.recourse.task:SequentialRecourse")
 
 
 def _grid_points(text: str) -> int:
@@ -110,8 +111,9 @@ def run(args: argparse.Namespace) -> int:
     from ..recourse import BRKGASettings
     from ..recourse.task import SequentialRecourse
     _require_front_options(args)
+    require_solver_used(args, args.storm_front, "--storm-front")
     ga = BRKGASettings(args.offspring, args.mutants, args.bias, args.generations, args.seed, args.dedupe)
-    analysis = SequentialRecourse(ga=ga, exact=not args.no_exact, achievable=args.storm_front)
+    analysis = SequentialRecourse(ga=ga, exact=not args.no_exact, achievable=args.storm_front, solver=args.solver)
     if args.instances:
         if args.dataset is None or args.model is not None:
             raise RecourseError("--instances lists instances of a data set (--dataset adult|german); the PRISM "

@@ -7,8 +7,8 @@ import argparse
 
 from .._lazy import LazyChoices
 from ..errors import StateError
-from .common import (add_batch_arguments, add_input_argument, add_json_argument, batch_exit_code, require_single,
-                     run_batch_command, run_single)
+from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_solver_argument,
+                     batch_exit_code, require_single, require_solver_used, run_batch_command, run_single)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,16 +25,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                    metavar="METHOD",
                    help="bnb (branch and bound, default), dp, milp (HiGHS), storm (Rmin on the projected MDP), "
                         "bruteforce, greedy")
+    add_solver_argument(p, "the milp engine's programmes and the LP bound of a greedy answer")
     add_json_argument(p)
     add_batch_arguments(p, "--agents")
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, analysis="stormcf.setcover.task:SetCoverExplanation")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..batch import read_jsonl
+    from ..setcover.engines import PROGRAMMES
     from ..setcover.task import InstanceFile, SetCoverExplanation
+    require_solver_used(args, args.method in PROGRAMMES + ("greedy",), "--method milp and greedy")
     settings = {"method": args.method} if args.method is not None else {}
-    source, analysis = InstanceFile(args.instance), SetCoverExplanation(group=args.group, **settings)
+    source = InstanceFile(args.instance)
+    analysis = SetCoverExplanation(group=args.group, solver=args.solver, **settings)
     if args.agents:
         return batch_exit_code(run_batch_command(args, source, analysis, read_jsonl(args.agents, StateError)))
     require_single(args, "--agents")

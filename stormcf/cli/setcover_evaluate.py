@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 
 from .._lazy import LazyChoices
-from .common import add_input_argument, add_json_argument, emit, positive_int
+from .common import (add_input_argument, add_json_argument, add_solver_argument, positive_int, require_solver_used,
+                     run_single)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,29 +16,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_input_argument(p, "data", metavar="DATA.npz", help="labelled agents (e.g. GEN.test.npz from setcover-learn)")
     p.add_argument("--top-k", type=positive_int, default=1,
                    help="mc/knn: cheapest valid of the k best CFEs (default 1)")
-    p.add_argument("--certify", choices=LazyChoices("stormcf.setcover.engines", "EXACT", ("lp",)), default=None,
+    p.add_argument("--certify", choices=LazyChoices("stormcf.setcover.pipeline", "CERTIFIERS"), default=None,
                    metavar="ENGINE", help="bound the optimality gap of every answer: the LP relaxation or an exact "
                                           "engine (%(choices)s)")
+    add_solver_argument(p, "the certificates' programmes (--certify lp or milp)")
     add_json_argument(p)
-    p.set_defaults(run=run)
+    p.set_defaults(run=run, analysis="stormcf.setcover.task:GeneratorEvaluation")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..report import Summary
     from ..setcover.data import LabelledAgents
-    from ..setcover.learn import Generator, evaluate
-    metrics = evaluate(Generator.load(args.generator), LabelledAgents.load(args.data), args.top_k, args.certify)
-    width = max(len(k) for k in metrics)
-    lines = [f"{key:<{width}}  {_shown(value)}" for key, value in metrics.items()]
-    emit(Summary("setcover-evaluate", metrics, lines, notes=("exact match, valid rates and cost ratios are measured "
-                                                             "on the given agents",)), args)
-    return 0
-
-
-def _shown(value) -> str:
-    """Floats with 6 significant digits; per-size and per-group rates as ``key: rate`` pairs."""
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    if isinstance(value, dict):
-        return ", ".join(f"{k}: {_shown(v)}" for k, v in value.items()) or "-"
-    return str(value)
+    from ..setcover.engines import PROGRAMMES
+    from ..setcover.learn import Generator
+    from ..setcover.task import GeneratorEvaluation
+    require_solver_used(args, args.certify in PROGRAMMES + ("lp",), "--certify lp and milp")
+    analysis = GeneratorEvaluation(top_k=args.top_k, certify=args.certify, solver=args.solver)
+    return run_single(args, analysis, Generator.load(args.generator), LabelledAgents.load(args.data), str(args.data))

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import argparse
 
-from .._lazy import LazyChoices
 from ..errors import OptionError, StrategyError
 from ..examples import read_json
 from .common import (add_batch_arguments, add_input_argument, add_json_argument, add_model_arguments,
-                     add_output_argument, add_plot_argument, batch_exit_code, emit, model_file, model_from_args,
-                     positive_int, require_single, run_batch_command, status_exit_code)
-
-#: the default time limit of ``strategy`` (seconds): the MIQCQP is an anytime search with no natural end
-TIME_LIMIT = 600.0
+                     add_output_argument, add_plot_argument, add_solver_argument, batch_exit_code, emit, model_file,
+                     model_from_args, positive_int, require_single, run_batch_command, status_exit_code)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("strategy", help="the smallest change to a strategy that brings P(F bad) under a bound")
+    p = sub.add_parser("strategy", help="the smallest change to a strategy that brings P(F bad) under a bound",
+                       description="The closest strategy that meets the bounds (seed 000); the default time limit is "
+                                   "600 s (the search is anytime: the best strategy Storm checked so far is the "
+                                   "answer when it ends, and the first Ctrl-C gives it too).")
     add_model_arguments(p)
     strategies = p.add_mutually_exclusive_group(required=True)
     add_input_argument(strategies, "--strategy", "-s", metavar="S.json", help="the initial strategy σ")
@@ -35,9 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     control.add_argument("--controllable-actions", metavar="A,B", help="only these PRISM actions may change")
     control.add_argument("--controllable-states", metavar="EXPR",
                          help="only states satisfying this label or PRISM expression may change")
-    p.add_argument("--solver", choices=LazyChoices("stormcf.counterfactual.solve", "SOLVERS"), default="auto",
-                   metavar="SOLVER",
-                   help="auto (exact special cases, else Gurobi, else SCIP), gurobi, scip, highs")
+    add_solver_argument(p, "the d0 MILP and the MIQCQP (auto: the exact special cases first, the d0 MILP on HiGHS "
+                           "and SCIP side by side)")
     p.add_argument("--diverse", type=positive_int, default=1, metavar="N", help="compute N diverse counterfactuals")
     p.add_argument("--diversity-weight", type=float, default=2.0, metavar="LAMBDA", help="λ (default 2)")
     p.add_argument("--epsilon", type=float, default=None, metavar="E",
@@ -48,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         ".svg or .pdf rendered by Graphviz's dot program, any other name the DOT text")
     add_plot_argument(p, "draw the changed probabilities, σ beside σ*")
     add_batch_arguments(p, "--strategies or several --prop")
-    p.set_defaults(run=run, stoppable=True, time_limit=TIME_LIMIT)   # Ctrl-C: the best strategy Storm accepted
+    p.set_defaults(run=run, analysis="stormcf.counterfactual.task:CounterfactualStrategies")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = drawing_format(args.dot) if args.dot else None                  # Graphviz missing: refused before work
     data = {"strategy": read_json(args.strategy, StrategyError), "property": (args.prop or [None])[0],
             "bounds": args.require}
-    result = analysis(model_from_args(args), data, args.strategy)
+    result = analysis(model_from_args(args), data, args.strategy, args.context)
     emit(result, args, plot=_plot)
     if args.dot:
         write_drawing(result, args.dot)

@@ -34,6 +34,7 @@ Q_r = Σ_s' P(r, s')·v_s' + b_r, and the requirement v_s0 <= γ (the value is m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,6 +44,7 @@ from .. import storm
 from ..deadline import Deadline
 from ..errors import PropertyError
 from ..model import ExplicitModel, RewardModel
+from ..properties import relative_error
 from ..reachability import prob01_states
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
@@ -202,7 +204,9 @@ class BoundAnalysis:
     ``initial``: Storm's check of the bound on σ; ``optimum``: the best value of the bound over all actionable
     strategies (Storm's Pmin, Pmax, Rmin or Rmax on M_C); ``witness``: Storm's optimal scheduler, lifted and
     verified (None if Storm rejects it); ``gamma``: the bound on the encoding's value; ``transform``: how the
-    encoding's value relates to the bound's (:data:`DIRECT`, :data:`COMPLEMENT`: 1 − v, :data:`NEGATE`: −v)."""
+    encoding's value relates to the bound's (:data:`DIRECT`, :data:`COMPLEMENT`: 1 − v, :data:`NEGATE`: −v);
+    ``exact_optimum``: the optimum in exact arithmetic, when the floating-point one could not decide the bound
+    (:mod:`~stormcf.counterfactual.optimum`)."""
 
     bound: Bound
     initial: Check
@@ -213,19 +217,27 @@ class BoundAnalysis:
     transform: str = DIRECT
     encoding: Encoding | None = None
     sets: "_Sets | None" = field(default=None, repr=False)
+    exact_optimum: Fraction | float | None = None
 
     def value_of(self, v: float) -> float:
         """The bound's own value for the encoding's value ``v``."""
         return {DIRECT: v, COMPLEMENT: 1.0 - v, NEGATE: -v}[self.transform]
 
-    @property
-    def feasible(self) -> bool:
-        """Whether some actionable strategy meets this bound on its own (Storm's scheduler, or Storm's optimum)."""
-        return bool(self.witness_check is not None and self.witness_check.holds) or \
-            self.bound.property.satisfied_by(self.optimum)
+    def met_alone(self) -> bool | None:
+        """Whether some actionable strategy meets this bound on its own: True when Storm's scheduler does, else
+        whether Storm's optimum does (the exact one when there is one; the sound floating-point one, ± its
+        precision, else), None when the floating-point optimum is within its precision of the bound."""
+        if self.witness_check is not None and self.witness_check.holds:
+            return True
+        if self.exact_optimum is not None:
+            return self.bound.property.decide(self.exact_optimum)
+        raw = {DIRECT: self.optimum, COMPLEMENT: 1.0 - self.optimum, NEGATE: -self.optimum}[self.transform]
+        return self.bound.property.decide(self.optimum, relative_error(raw, storm.PRECISION))
 
     def optimum_text(self) -> str:
         word = {PROBABILITY: "P", REWARD: "R"}[self.bound.kind] + self.bound.optimization.value
+        if isinstance(self.exact_optimum, Fraction):
+            return f"{word} = {self.exact_optimum} (exact)"
         return f"{word} = {self.optimum:.6g}"
 
 
@@ -268,6 +280,7 @@ class Preanalysis:
 def preanalyse(problem: CounterfactualProblem, deadline: Deadline | None = None) -> Preanalysis:
     """Run the Storm pre-analysis of a problem (see the module docstring); raises
     :class:`~stormcf.errors.TimeLimitReached` when ``deadline`` passes between its Storm calls."""
+    from .optimum import exact_optimum
     deadline = deadline or Deadline()
     actionable = actionable_mdp(problem)
     analyses = []
@@ -279,7 +292,9 @@ def preanalyse(problem: CounterfactualProblem, deadline: Deadline | None = None)
         pre.status, pre.reason = "trivial", "σ already meets " + ("every bound" if len(analyses) > 1 else "the bound")
         return pre
     for a in analyses:
-        if not a.feasible:
+        if a.met_alone() is None:
+            a.exact_optimum = exact_optimum(problem, actionable, a)
+        if a.met_alone() is False:
             pre.status = "infeasible"
             pre.reason = (f"{a.optimum_text()} over all actionable strategies (Storm on the MDP with the "
                           f"uncontrollable states fixed to σ) does not meet {a.bound.text}")

@@ -110,8 +110,6 @@ def parse_bound(model: ExplicitModel, prop: Property | str) -> Bound:
         if prop.path not in ("eventually", "until") or prop.target is None:
             raise PropertyError(f"{prop.text}: a probability bound must be on F φ or ψ U φ (unbounded); got a "
                                 f"{prop.path.replace('_', ' ')} formula")
-        if not 0 <= prop.threshold <= 1:
-            raise PropertyError(f"the bound {float(prop.threshold):g} of {prop.text} is outside [0, 1]")
         constraint = prop.constraint if prop.path == "until" else np.ones(model.n_states, dtype=bool)
         return Bound(prop, PROBABILITY, prop.target, constraint, None, None, prop.threshold, prop.comparison)
     if prop.path != "eventually" or prop.target is None:

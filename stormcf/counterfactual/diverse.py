@@ -64,7 +64,7 @@ class DiversityTerm:
         for prev in self.previous:
             s = prev[F]
             w = fb.variables(F.size)
-            b = fb.variables(F.size, binary=True)
+            b = fb.variables(F.size, integer=True)
             fb.rows(sp.hstack([eye, -eye]), np.concatenate([w, x]), lhs=-s)                 # w >= x - σ_j
             fb.rows(sp.hstack([eye, eye]), np.concatenate([w, x]), lhs=s)                   # w >= σ_j - x
             fb.rows(sp.hstack([eye, -eye, 2 * eye]), np.concatenate([w, x, b]), rhs=2 - s)   # w <= x - σ_j + 2(1-b)
@@ -88,7 +88,7 @@ class DiversityTerm:
         sigma = enc.sigma[F]
         unchanged = np.all([np.abs(prev[F] - sigma) <= 1e-9 for prev in self.previous], axis=0)
         rows = np.flatnonzero(unchanged & (sigma >= NOVEL_CHANGE))
-        c = fb.variables(rows.size, binary=True)
+        c = fb.variables(rows.size, integer=True)
         eye = sp.identity(rows.size, format="csr")
         fb.rows(sp.hstack([eye, sp.diags(1.0 - sigma[rows] + NOVEL_CHANGE)]), np.concatenate([x[rows], c]), rhs=1.0)
         fb.rows(sp.csr_matrix(np.ones((1, rows.size))), c, lhs=1.0)

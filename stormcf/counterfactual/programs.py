@@ -228,7 +228,7 @@ def d0_program(enc: Encoding, gamma: float, start: np.ndarray | None = None) -> 
     C = np.unique(s_of)
     pos = -np.ones(k, dtype=np.int64)
     pos[C] = np.arange(C.size)
-    z = fb.variables(F.size, binary=True)
+    z = fb.variables(F.size, integer=True)
     _bellman_rows(fb, enc, p, np.setdiff1d(np.arange(k), C))
     free_choice = C[~must[C]]                                                # v_s - σP_s v + Σ_r A_r z_r >= σb_s
     weights = sp.csr_matrix((advantage, (pos[s_of], np.arange(F.size))), shape=(C.size, F.size))[pos[free_choice]]

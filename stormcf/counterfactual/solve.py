@@ -1,6 +1,6 @@
 """Solving a counterfactual problem end to end: Storm first, the exact special cases, the MIQCQP, Storm's checks.
 
-:func:`solve_counterfactual` is the entry point; one :class:`~stormcf.deadline.Deadline` bounds all of it. The plan:
+:func:`solve_counterfactual` is the entry point; one :class:`~stormcf.run.Run` bounds all of it. The plan:
 
 1. :func:`~stormcf.counterfactual.analysis.preanalyse` (Storm): ``trivial`` / ``infeasible`` without a solver,
    otherwise the pruned encoding of every bound and Storm's optimal scheduler of each, the first candidates.
@@ -23,7 +23,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 import numpy as np
 
@@ -32,7 +31,8 @@ from ..distance import strategy_distance
 from ..errors import SolverError, TimeLimitReached
 from ..interrupt import Interrupted, stopped_by, until_request
 from ..reachability import can_reach
-from ..solvers import LicenceLimitError, available, backend
+from ..run import Run
+from ..solvers import SOLVERS, LicenceLimitError, available, backend
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
 from .analysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
@@ -44,7 +44,8 @@ from .programs import miqcqp_program
 from .result import CounterfactualResult, novelty
 from .stages import d0_stage, dinf_stage, miqcqp_stage
 
-SOLVERS = ("auto", "gurobi", "scip", "highs")
+#: the default time limit (seconds) of a counterfactual search: the MIQCQP is anytime, with no natural end
+TIME_LIMIT = 600.0
 #: relative margin of a strict bound P<γ
 STRICT_MARGIN = 1e-9
 #: shares of the remaining time for the stages of a mixed objective (the MIQCQP gets the rest); d0 gets the larger
@@ -61,7 +62,7 @@ AGREEMENT = 1e-6
 class _Bound:
     """One bound of a run, as the stages of one bound see it (:class:`~stormcf.counterfactual.stages.BoundContext`)."""
 
-    def __init__(self, run: "_Run", j: int) -> None:
+    def __init__(self, run: "_Search", j: int) -> None:
         self.run, self.j = run, j
         self.analysis: BoundAnalysis = run.pre.bounds[j]
         self.enc: Encoding = self.analysis.encoding
@@ -88,7 +89,7 @@ class _Bound:
         self.run.note(text)
 
 
-class _Run:
+class _Search:
     """One solve: the problem, the pre-analysis, the deadline, and what has been found and proven so far (the
     :class:`~stormcf.counterfactual.stages.RunContext` of the stages of the whole problem)."""
 
@@ -135,7 +136,7 @@ class _Run:
             try:
                 checks[j] = self._check(strategy, probs, j, source)
             except (TimeLimitReached, Interrupted):    # the deadline stopped Storm's check: no candidate
-                self.note(f"{source}: {stopped_by()} ended Storm's check of a strategy before it finished")
+                self.note(f"{source}: {stopped_by(self.deadline)} ended Storm's check of a strategy before it finished")
                 return None
             if not checks[j].holds:
                 break
@@ -155,12 +156,12 @@ class _Run:
     def _check(self, strategy: Strategy, probs: np.ndarray, j: int, source: str) -> Check:
         a, enc = self.pre.bounds[j], self.pre.bounds[j].encoding
         expected = a.value_of(float(evaluate(enc, probs[enc.rows])[enc.s0])) if enc.s0 >= 0 else a.initial.value
-        check = check_strategy(strategy, a.bound.property, expected=expected,
-                               tolerance=AGREEMENT * abs(expected) + 1e-10 if np.isfinite(expected) else 0.0)
+        tolerance = AGREEMENT * abs(expected) + 1e-10 if np.isfinite(expected) else 0.0
+        check = check_strategy(strategy, a.bound.property, expected=expected, tolerance=tolerance)
         if check.agrees is False:
             self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
-        if check.holds and not a.bound.property.satisfied_by(check.value):
-            check = replace(check, holds=False)      # Storm's number must meet the bound too: it is what is shown
+        if check.holds is None and self.exact:      # undecided in floating point: --exact decides exactly
+            check = check_strategy(strategy, a.bound.property, exact=True, expected=expected, tolerance=tolerance)
         return check
 
     def adopt(self, probs: np.ndarray, source: str, checks: list[Check], strategy: Strategy | None = None
@@ -269,10 +270,10 @@ class _Run:
         """Run the MIQCQP on the chosen solver; ``auto`` prefers Gurobi and falls back to SCIP (saying why)."""
         weights, eps = self.problem.weights, self.problem.epsilon
         if deadline.interrupted:
-            self.note("the MIQCQP was skipped: the user asked to stop (Ctrl-C)")
+            self.note(f"the MIQCQP was skipped: {stopped_by(deadline)} came first")
             return reason
         if deadline.remaining() < MIN_SOLVE_SECONDS:
-            self.note(f"the MIQCQP was skipped: less than {MIN_SOLVE_SECONDS:g} s of the time limit were left")
+            self.note(f"the MIQCQP was skipped: less than {MIN_SOLVE_SECONDS:g} s of {deadline.limit} were left")
             return reason
         with deadline.phase("MIQCQP") as budget:
             if self.solver != "auto":
@@ -309,10 +310,8 @@ class _Run:
         if out is not None and out.status == "infeasible":
             return ("the solver proves that no further valid strategy changes a state-action pair the earlier "
                     "counterfactuals left unchanged")
-        if self.deadline.interrupted:
-            return "the user asked to stop (Ctrl-C)"
         if self.deadline.expired:
-            return "the time limit ran out"
+            return f"{stopped_by(self.deadline)} ended the search"
         status = "no solution" if out is None else out.status
         return f"the MIQCQP found no further valid strategy ({status})"
 
@@ -376,8 +375,8 @@ class _Run:
                     c.exact = [check_strategy(c.strategy, a.bound.property, exact=True, expected=check.value,
                                               tolerance=1e-8) for a, check in zip(self.pre.bounds, c.check)]
             except (TimeLimitReached, Interrupted):
-                self.note(f"the exact check was not completed ({stopped_by()}): the answer is checked in floating "
-                          f"point only")
+                self.note(f"the exact check was not completed ({stopped_by(self.deadline)}): the answer is checked "
+                          f"in floating point only")
                 c.exact = None
                 return c
             if c.valid:
@@ -482,26 +481,21 @@ def _check_arguments(solver: str) -> None:
         raise SolverError(f"unknown solver '{solver}' (solvers: {', '.join(SOLVERS)})")
 
 
-def solve_counterfactual(problem: CounterfactualProblem, solver: str = "auto", time_limit: float | None = 600.0,
-                         exact: bool = False, deadline: Deadline | None = None) -> CounterfactualResult:
+def solve_counterfactual(problem: CounterfactualProblem, solver: str = "auto", exact: bool = False, *,
+                         run: Run | None = None, time_limit: float | None = TIME_LIMIT) -> CounterfactualResult:
     """A counterfactual strategy for ``problem`` (see the module docstring).
 
     Args:
         solver: ``auto`` (exact special cases where they apply, else Gurobi, else SCIP), ``gurobi``, ``scip``,
             ``highs`` (linear special cases only). With weights 0,0,r∞ an explicit ``gurobi``/``scip`` solves the
             MIQCQP instead of the bisection (for cross-checks).
-        time_limit: seconds for the whole solve (pre-analysis, every solve and every Storm check), within the
-            active deadline (:meth:`~stormcf.deadline.Deadline.current`); when it runs out the best checked strategy
-            is returned (``suboptimal``) or ``timeout``. Ignored when ``deadline`` is given (a command's one
-            deadline, started when the command started).
         exact: also check the answer in exact rational arithmetic (Storm over ``stormpy.Rational``).
+        run, time_limit: the run the solve works in (its budget, stop request, progress), bounded by ``time_limit``
+            seconds more (:meth:`~stormcf.run.Run.of`; default :data:`TIME_LIMIT`, ``None`` for none): the whole
+            solve, pre-analysis, every solve and every Storm check. When it runs out (or the run is stopped) the
+            best checked strategy is returned (``suboptimal``, ``interrupted``) or ``timeout``.
     """
-    _check_arguments(solver)
-    deadline = deadline or Deadline.current().sub(seconds=time_limit)
-    pre = _preanalysis_or_answer(problem, deadline, exact)
-    if isinstance(pre, CounterfactualResult):
-        return pre
-    return _Run(problem, pre, solver, deadline, exact).solve()
+    return diverse_counterfactuals(problem, 1, solver=solver, exact=exact, run=run, time_limit=time_limit)
 
 
 def _preanalysis_or_answer(problem: CounterfactualProblem, deadline: Deadline,
@@ -516,17 +510,16 @@ def _preanalysis_or_answer(problem: CounterfactualProblem, deadline: Deadline,
 
 
 def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_weight: float = 2.0,
-                            solver: str = "auto", time_limit: float | None = 600.0, exact: bool = False,
-                            perturbation: float = 1e-4, deadline: Deadline | None = None) -> CounterfactualResult:
+                            solver: str = "auto", exact: bool = False, perturbation: float = 1e-4, *,
+                            run: Run | None = None, time_limit: float | None = TIME_LIMIT) -> CounterfactualResult:
     """``n`` diverse counterfactual strategies (seed 000, Section 4): the k-th minimises d - λ·det(K) over the
     counterfactuals found so far plus itself, K_ij = 1/(1 + ||Δ(σ_i, σ_j)||_1) (+ ``perturbation`` on the
     diagonal), and must change some state-action pair that no earlier one changed (its probability drops by at
     least :data:`~stormcf.counterfactual.diverse.NOVEL_CHANGE`), so every one is distinct and novel. The first is
     the plain counterfactual; the others are in ``result.diverse`` (status ``feasible``: valid, minimising the
     diversity objective), each with its ``novelty``. When fewer than ``n`` exist or fit in the time, the first
-    result's notes say why. ``time_limit`` (or ``deadline``) bounds all ``n`` solves together."""
-    from .diverse import DiversityTerm
-
+    result's notes say why. ``run`` and ``time_limit`` (as for :func:`solve_counterfactual`) bound all ``n``
+    solves together."""
     _check_arguments(solver)
     if n < 1:
         raise SolverError(f"the number of diverse counterfactuals must be at least 1, got {n}")
@@ -534,18 +527,26 @@ def diverse_counterfactuals(problem: CounterfactualProblem, n: int, diversity_we
         raise SolverError(f"the diversity weight must be non-negative, got {diversity_weight}")
     if n > 1 and solver == "highs":
         raise SolverError("diverse counterfactuals need the MIQCQP: the solver gurobi, scip or auto")
-    deadline = deadline or Deadline.current().sub(seconds=time_limit)
+    run = Run.of(run, time_limit)
+    with run.active():
+        return _diverse(problem, n, diversity_weight, solver, exact, perturbation, run)
+
+
+def _diverse(problem: CounterfactualProblem, n: int, diversity_weight: float, solver: str, exact: bool,
+             perturbation: float, deadline: Run) -> CounterfactualResult:
+    from .diverse import DiversityTerm
+
     pre = _preanalysis_or_answer(problem, deadline, exact)
     if isinstance(pre, CounterfactualResult):
         return pre
-    first = _Run(problem, pre, solver, deadline.sub(fraction=1.0 / n), exact).solve()
+    first = _Search(problem, pre, solver, deadline.sub(fraction=1.0 / n), exact).solve()
     if n == 1 or first.strategy is None:
         return first
     first.novelty = 1.0
     found = [first]
     while len(found) < n:
         budget = deadline.sub(fraction=1.0 / (n - len(found)))
-        run = _Run(problem, pre, solver, budget, exact)
+        run = _Search(problem, pre, solver, budget, exact)
         term = DiversityTerm([f.strategy.probabilities for f in found], run.region, diversity_weight, perturbation)
         why = run.diverse(term)
         if why is not None:

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..analysis import Analysis
-from ..batch.run import Item
-from ..deadline import Deadline
 from ..errors import StrategyError
+from ..items import Item
 from ..model import ExplicitModel
+from ..run import Run
 from ..strategy import Strategy
 from .problem import CounterfactualProblem
 from .result import CounterfactualResult
-from .solve import diverse_counterfactuals
+from .solve import TIME_LIMIT, diverse_counterfactuals
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,9 @@ class CounterfactualStrategies(Analysis):
 
     command = "strategy"
     Settings = CounterfactualSettings
+    items = "strategy with its bounds"
+    stoppable = True            # the best strategy Storm accepted so far
+    time_limit = TIME_LIMIT     # the MIQCQP is an anytime search with no natural end
     columns = {"property": lambda r: r.problem.property.text, "value": lambda r: r.value,
                "d": lambda r: r.weighted_distance}
 
@@ -50,10 +53,9 @@ class CounterfactualStrategies(Analysis):
                                      controllable_states=s.controllable_states, epsilon=s.epsilon,
                                      bounds=data.get("bounds") or ())
 
-    def solve(self, problem: CounterfactualProblem, deadline: Deadline) -> CounterfactualResult:
+    def solve(self, problem: CounterfactualProblem, run: Run) -> CounterfactualResult:
         s = self.settings
-        return diverse_counterfactuals(problem, s.diverse, s.diversity_weight, s.solver, exact=s.exact,
-                                       deadline=deadline)
+        return diverse_counterfactuals(problem, s.diverse, s.diversity_weight, s.solver, exact=s.exact, run=run)
 
 
 def strategy_items(strategies: Sequence[Item], properties: Sequence[str | None],

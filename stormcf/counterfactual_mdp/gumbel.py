@@ -26,12 +26,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..console import progress
-from ..deadline import Deadline
 from ..errors import OptionError, PathError
 from ..limits import require_memory
 from ..model import ExplicitModel
 from ..paths import ObservedPath
+from ..run import Run
 from .model import ChoiceRule, CounterfactualMDP, build_cfmdp, length_buckets
 
 #: the estimators of the Gumbel-max counterfactual probabilities
@@ -170,9 +169,10 @@ def require_sample_memory(model: ExplicitModel, samples: int) -> None:
                                                   f"(rows of up to {width} successors)")
 
 
-def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.random.Generator) -> sp.csr_matrix:
+def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.random.Generator,
+            run: Run | None = None) -> sp.csr_matrix:
     """Monte Carlo estimate of the counterfactual rows (entries are multiples of 1/samples; the observed pair's own
-    row is exactly the point mass on k)."""
+    row is exactly the point mass on k), within ``run`` (default: unlimited), checked between blocks of rows."""
     if samples < 1:
         raise OptionError(f"the Monte Carlo estimator needs at least one sample, got {samples}")
     p, Q = _check(p, k, Q)
@@ -182,8 +182,9 @@ def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.rando
     log_q = np.where(cols >= 0, np.log(np.where(qv > 0, qv, 1.0)), -np.inf)
     counts = np.zeros((n_rows, width))
     step = max(1, _BLOCK // (samples * width))
-    deadline = Deadline.current()
-    for a in progress(range(0, n_rows, step), desc=f"Monte Carlo, {samples} samples per row", unit="block"):
+    deadline = run if run is not None else Run()
+    for a in deadline.progress(range(0, n_rows, step), desc=f"Monte Carlo, {samples} samples per row",
+                               unit="block"):
         deadline.check("the Monte Carlo counterfactual probabilities")
         b = min(a + step, n_rows)
         M = rng.gumbel(size=(b - a, samples, 1))
@@ -205,12 +206,12 @@ def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.rando
 
 def counterfactual_transitions(model: ExplicitModel, observed_choice: int, observed_next: int,
                                choices: np.ndarray | None = None, estimator: str = "exact", samples: int = 1000,
-                               seed: int | list[int] | None = 0) -> sp.csr_matrix:
+                               seed: int | list[int] | None = 0, run: Run | None = None) -> sp.csr_matrix:
     """The Gumbel-max counterfactual P_t(. | s, a) of the choices ``choices`` (default: all), given the observed
     step (row ``observed_choice``) -> ``observed_next``; one CSR row per requested choice, one column per state.
 
     ``estimator`` is ``"exact"`` (closed form) or ``"mc"`` (``samples`` posterior draws per row, seeded by
-    ``numpy.random.default_rng(seed)``; pass e.g. ``[seed, t]`` for an independent stream per step).
+    ``numpy.random.default_rng(seed)``; pass e.g. ``[seed, t]`` for an independent stream per step) within ``run``.
     """
     p = model.transitions[observed_choice].toarray().ravel()
     if not p[observed_next] > 0:
@@ -221,17 +222,19 @@ def counterfactual_transitions(model: ExplicitModel, observed_choice: int, obser
     if estimator == "exact":
         return exact_rows(p, observed_next, Q)
     if estimator == "mc":
-        return mc_rows(p, observed_next, Q, samples, np.random.default_rng(seed))
+        return mc_rows(p, observed_next, Q, samples, np.random.default_rng(seed), run)
     raise OptionError(f"unknown Gumbel-max estimator {estimator!r}: use one of {', '.join(ESTIMATORS)}")
 
 
 def gumbel_cfmdp(path: ObservedPath, estimator: str = "exact", samples: int = 1000, seed: int = 0,
-                 layers: str = "support", choice_rule: ChoiceRule | None = None) -> CounterfactualMDP:
+                 layers: str = "support", choice_rule: ChoiceRule | None = None,
+                 run: Run | None = None) -> CounterfactualMDP:
     """The Gumbel-max SCM counterfactual MDP of ``path`` (Oberst & Sontag; M_τ of seed 001, the baseline of 004).
 
     ``estimator="exact"``: the closed form; ``"mc"``: ``samples`` posterior draws per (t, s, a), step t seeded with
     ``[seed, t]`` (approximate). The observed pair's row is exactly the point mass on s_{t+1} (the SCM reproduces
     the observation). ``layers`` and ``choice_rule`` as in :func:`~stormcf.counterfactual_mdp.model.build_cfmdp`.
+    ``run`` (default: unlimited) bounds the Monte Carlo estimator.
     """
     if estimator not in ESTIMATORS:
         raise OptionError(f"unknown Gumbel-max estimator {estimator!r}: use one of {', '.join(ESTIMATORS)}")
@@ -241,7 +244,7 @@ def gumbel_cfmdp(path: ObservedPath, estimator: str = "exact", samples: int = 10
     P = model.transitions
 
     def values(t: int, rows: np.ndarray, entries: np.ndarray, row: int, successor: int) -> tuple[np.ndarray, ...]:
-        Q = counterfactual_transitions(model, row, successor, rows, estimator, samples, seed=[seed, t])
+        Q = counterfactual_transitions(model, row, successor, rows, estimator, samples, seed=[seed, t], run=run)
         v = _on_entries(Q, P, rows, entries)
         mine = np.repeat(rows == row, P.indptr[rows + 1] - P.indptr[rows])
         v[mine] = (P.indices[entries[mine]] == successor).astype(float)

@@ -18,19 +18,20 @@ import numpy as np
 
 from ..counterfactual_mdp import (CounterfactualMDP, Policy, UnrolledModel, evaluate, gumbel_cfmdp, occupancy,
                                   optimal_policy, sample_paths, unroll)
-from ..deadline import Deadline
 from ..limits import require_memory
 from ..modes import Nature
+from ..run import Run
 from .baselines import BASELINES, baseline_policy
 from .problem import ExplanationError, ExplanationProblem
 from .result import ExplanationResult
 from .summary import summarize
 
 
-def counterfactual_mdp(problem: ExplanationProblem) -> CounterfactualMDP:
-    """M_τ over the reachable (t, s) pairs and the allowed choices (module docs)."""
+def counterfactual_mdp(problem: ExplanationProblem, run: Run | None = None) -> CounterfactualMDP:
+    """M_τ over the reachable (t, s) pairs and the allowed choices (module docs), within ``run`` (default:
+    unlimited)."""
     return gumbel_cfmdp(problem.path, problem.estimator, problem.samples, problem.seed, layers="support",
-                        choice_rule=problem.allowed_and_changes)
+                        choice_rule=problem.allowed_and_changes, run=run)
 
 
 def k_change_dp(problem: ExplanationProblem, cfmdp: CounterfactualMDP | None = None,
@@ -51,7 +52,7 @@ def unrolled_model(problem: ExplanationProblem, cfmdp: CounterfactualMDP, k: int
 
 def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanation_seed: int | None = None,
                  verify: bool = True, cross_check: bool = False, baselines: bool = False,
-                 deadline: Deadline | None = None) -> ExplanationResult:
+                 run: Run | None = None, time_limit: float | None = None) -> ExplanationResult:
     """Solve a k-change explanation problem.
 
     Args:
@@ -61,10 +62,16 @@ def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanat
         verify: re-check the policy's value for budget k with Storm (the reported ``value`` is then Storm's).
         cross_check: also compare Storm's optimum of the unrolled model with the DP for every k' <= k_max (O8).
         baselines: evaluate the random, greedy and noisy-greedy baselines (App. D) for budget k.
-        deadline: bounds it all (default: the active one); :class:`~stormcf.errors.TimeLimitReached` names the
-            phase it ran out in.
+        run, time_limit: the run that bounds it all, or a new one of ``time_limit`` seconds
+            (:meth:`~stormcf.run.Run.of`); :class:`~stormcf.errors.TimeLimitReached` names the phase it ran out in.
     """
-    deadline = deadline if deadline is not None else Deadline.current()
+    run = Run.of(run, time_limit)
+    with run.active():
+        return _explain(problem, explanations, explanation_seed, verify, cross_check, baselines, run)
+
+
+def _explain(problem: ExplanationProblem, explanations: int, explanation_seed: int | None, verify: bool,
+             cross_check: bool, baselines: bool, deadline: Run) -> ExplanationResult:
     start = time.perf_counter()
     if explanations < 0:
         raise ExplanationError(f"the number of sampled explanations must be >= 0, got {explanations}")
@@ -73,7 +80,7 @@ def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanat
         require_memory(explanations * problem.T * 64, f"{explanations} sampled counterfactual paths of "
                                                       f"{problem.T} steps")
     k, opt = problem.k, problem.optimization
-    cfmdp = counterfactual_mdp(problem)
+    cfmdp = counterfactual_mdp(problem, deadline)
     deadline.check("the counterfactual MDP")
     policy = k_change_dp(problem, cfmdp)
     deadline.check("the k-change dynamic programme")

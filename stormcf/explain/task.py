@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis import Analysis, problem_fields, problem_settings
-from ..deadline import Deadline
 from ..model import ExplicitModel
 from ..paths import ObservedPath
+from ..run import Run
 from .problem import ExplanationProblem
 from .result import ExplanationResult
 from .solve import explain_path
@@ -24,6 +24,7 @@ class PathExplanation(Analysis):
 
     command = "explain-path"
     Settings = ExplanationSettings
+    items = "observed path"
     columns = {"value": lambda r: r.value, "outcome": lambda r: r.observed_outcome,
                "improvement": lambda r: r.improvement}
 
@@ -31,7 +32,6 @@ class PathExplanation(Analysis):
         path = ObservedPath.from_dict(model, data, where)
         return ExplanationProblem(path, **problem_fields(self.settings, ExplanationProblem))
 
-    def solve(self, problem: ExplanationProblem, deadline: Deadline) -> ExplanationResult:
+    def solve(self, problem: ExplanationProblem, run: Run) -> ExplanationResult:
         s = self.settings
-        return explain_path(problem, s.explanations, cross_check=s.cross_check, baselines=s.baselines,
-                            deadline=deadline)
+        return explain_path(problem, s.explanations, cross_check=s.cross_check, baselines=s.baselines, run=run)

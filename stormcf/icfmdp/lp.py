@@ -12,22 +12,28 @@ linear constraints on θ (k = s_{t+1}):
 - Mon2 (``cs+m``): θ(k, c) / q <= p(c) for c ≠ k with o(c) > 0 and p(c) > 0;
 - CS (``cs+m`` and ``cs``): θ(k, c) = 0 when p(k) / q >= p(c) / o(c), c ≠ k, o(c) > 0.
 
-LB / UB of P_t(c | s, a) are the minimum / maximum of θ(k, c) / q over this polytope (HiGHS through the solver
-layer, :func:`stormcf.solvers.linear.linear_program`). The observed pair itself is the identity: [1, 1] at k, [0, 0]
-elsewhere. These LP values are the definition the closed forms of :mod:`.bounds` are tested against.
+LB / UB of P_t(c | s, a) are the minimum / maximum of θ(k, c) / q over this polytope (one programme per pair,
+solved for each objective by the solver chosen by name, :func:`stormcf.solvers.solve`). The observed pair itself is
+the identity: [1, 1] at k, [0, 0] elsewhere. These LP values are the definition the closed forms of :mod:`.bounds`
+are tested against.
 """
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import replace
 
-from ..console import progress
+import numpy as np
+import scipy.sparse as sp
+
 from ..errors import SolverError
-from ..solvers.linear import linear_program
+from ..run import Run
+from ..solvers import Formulation, solve
 from .bounds import check_assumptions
 
 
-def pair_bounds(o: np.ndarray, k: int, p: np.ndarray, assumptions: str = "cs+m") -> tuple[np.ndarray, np.ndarray]:
-    """LP bounds of P_t(c | s, a) for every c in supp p (dense vectors over the states; 0 outside supp p).
+def pair_bounds(o: np.ndarray, k: int, p: np.ndarray, assumptions: str = "cs+m",
+                solver: str = "auto") -> tuple[np.ndarray, np.ndarray]:
+    """LP bounds of P_t(c | s, a) for every c in supp p (dense vectors over the states; 0 outside supp p), on the
+    solver chosen by name.
 
     ``o`` is the observed pair's distribution, ``k`` the observed successor, ``p`` the distribution of another pair
     (s, a); the observed pair itself is no LP but the identity (:func:`lp_step_bounds` handles it).
@@ -44,42 +50,48 @@ def pair_bounds(o: np.ndarray, k: int, p: np.ndarray, assumptions: str = "cs+m")
     for c in range(nC):
         A_eq[nO + c, [var(j, c) for j in range(nO)]] = 1.0
     b_eq = np.concatenate([o[O], p[C]])
-    bounds = [(0.0, None)] * (nO * nC)
+    lower, upper = np.zeros(nO * nC), np.full(nO * nC, np.inf)
     jk = int(np.searchsorted(O, k))
     if assumptions != "none":
         for c, state in enumerate(C):
             if state == k:
                 if assumptions == "cs+m":
-                    bounds[var(jk, c)] = (p[k] * q, None)                   # Mon1
+                    lower[var(jk, c)] = p[k] * q                            # Mon1
             elif o[state] > 0:
                 if p[k] / q >= p[state] / o[state]:
-                    bounds[var(jk, c)] = (0.0, 0.0)                         # CS
+                    upper[var(jk, c)] = 0.0                                 # CS
                 elif assumptions == "cs+m":
-                    bounds[var(jk, c)] = (0.0, p[state] * q)                # Mon2
+                    upper[var(jk, c)] = p[state] * q                        # Mon2
+    polytope = Formulation(lb=lower, ub=upper, integer=np.zeros(nO * nC, dtype=bool), A=sp.csr_matrix(A_eq),
+                           lhs=b_eq, rhs=b_eq, quadratic=(), c=np.zeros(nO * nC))
     lb, ub = np.zeros_like(p), np.zeros_like(p)
     for c, state in enumerate(C):
         cost = np.zeros(nO * nC)
         cost[var(jk, c)] = 1.0
-        lb[state] = _solve(cost, A_eq, b_eq, bounds) / q
-        ub[state] = -_solve(-cost, A_eq, b_eq, bounds) / q
+        lb[state] = _optimum(replace(polytope, c=cost), solver) / q
+        ub[state] = -_optimum(replace(polytope, c=-cost), solver) / q
     return lb, ub
 
 
-def _solve(cost, A_eq, b_eq, bounds) -> float:
-    result = linear_program(cost, A_eq=A_eq, b_eq=b_eq, bounds=bounds)
-    if not result.optimal:
-        raise SolverError(f"HiGHS could not solve a counterfactual-bound LP: {result.message}")
-    return result.objective
+def _optimum(programme: Formulation, solver: str) -> float:
+    out = solve(programme, solver).proven("a counterfactual-bound LP")
+    if not out.optimal:
+        raise SolverError(f"{out.backend} finds a counterfactual-bound LP infeasible")
+    return out.objective
 
 
 def lp_step_bounds(P, observed_row: int, observed_next: int, assumptions: str = "cs+m",
-                   observed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   observed: np.ndarray | None = None, solver: str = "auto",
+                   run: Run | None = None) -> tuple[np.ndarray, np.ndarray]:
     """LP bounds of every transition of the CSR matrix ``P`` (aligned with ``P.data``) for one observation: row
     ``observed_row`` of ``P`` led to ``observed_next``. When the observed choice is not a row of ``P``, pass -1 and
-    its distribution as ``observed``."""
+    its distribution as ``observed``. ``solver``: see :func:`pair_bounds`; ``run`` (default: unlimited) is checked
+    between rows."""
     o = P[observed_row].toarray().ravel() if observed is None else observed
     lower, upper = np.zeros(P.nnz), np.zeros(P.nnz)
-    for row in progress(range(P.shape[0]), desc="LP bounds", unit="row"):
+    run = run if run is not None else Run()
+    for row in run.progress(range(P.shape[0]), desc="LP bounds", unit="row"):
+        run.check("the LP bounds")
         lo, hi = P.indptr[row], P.indptr[row + 1]
         cols = P.indices[lo:hi]
         if row == observed_row:
@@ -87,6 +99,6 @@ def lp_step_bounds(P, observed_row: int, observed_next: int, assumptions: str = 
             continue
         p = np.zeros(P.shape[1])
         p[cols] = P.data[lo:hi]
-        lb, ub = pair_bounds(o, observed_next, p, assumptions)
+        lb, ub = pair_bounds(o, observed_next, p, assumptions, solver)
         lower[lo:hi], upper[lo:hi] = lb[cols], ub[cols]
     return lower, upper

@@ -20,6 +20,8 @@ from ..limits import require_unrolled_size
 from ..model import ExplicitModel
 from ..modes import Optimization
 from ..paths import ObservedPath
+from ..run import Run
+from ..solvers import SOLVERS, chosen
 from .bounds import SparseRows, check_assumptions, step_bounds
 from .lp import lp_step_bounds
 
@@ -32,13 +34,15 @@ BASELINES = ("gumbel",)
 
 
 def interval_cfmdp(path: ObservedPath, assumptions: str = "cs+m", bounds: str = "closed", layers: str = "nominal",
-                   summation: str = "ascending") -> CounterfactualMDP:
+                   summation: str = "ascending", solver: str = "auto", run: Run | None = None) -> CounterfactualMDP:
     """Build the ICFMDP of ``path``: the counterfactual bounds of every transition of the states the path's start
     reaches (``layers="nominal"``; ``"all"``: every state at every step), at every step.
 
     ``bounds="closed"`` evaluates the closed forms (vectorised); ``bounds="lp"`` solves the exact LPs (2 per
-    transition and step; refused beyond :data:`LP_LIMIT` LPs with a :class:`SolverError`). ``summation="authors"``
-    adds up the sums in H in the authors' order, for bit-identical comparisons with their outputs.
+    transition and step, on ``solver``, a name of :data:`stormcf.solvers.SOLVERS`; refused beyond :data:`LP_LIMIT`
+    LPs with a :class:`SolverError`). ``summation="authors"`` adds up the sums in H in the authors' order, for
+    bit-identical comparisons with their outputs. ``run`` (default: unlimited) bounds the LPs and shows their
+    progress.
     """
     check_assumptions(assumptions)
     if bounds not in BOUNDS_METHODS:
@@ -54,12 +58,13 @@ def interval_cfmdp(path: ObservedPath, assumptions: str = "cs+m", bounds: str = 
         if bounds == "closed":
             sparse = model_rows(model, summation) if whole else SparseRows(P[rows], summation)
             return step_bounds(sparse, o, local_row, successor, assumptions)
-        return lp_step_bounds(P if whole else P[rows], local_row, successor, assumptions, observed=o)
+        return lp_step_bounds(P if whole else P[rows], local_row, successor, assumptions, observed=o, solver=solver,
+                              run=run)
 
     if bounds == "lp":
         _check_lp_size(path, layers)
-    return build_cfmdp(path, values, "interval", f"{assumptions}, {'closed forms' if bounds == 'closed' else 'LPs'}",
-                       layers)
+    how = "closed forms" if bounds == "closed" else f"LPs ({chosen(solver, linear=True)})"
+    return build_cfmdp(path, values, "interval", f"{assumptions}, {how}", layers)
 
 
 _ROWS: "weakref.WeakKeyDictionary[ExplicitModel, dict[str, SparseRows]]" = weakref.WeakKeyDictionary()
@@ -126,6 +131,7 @@ class ICFMDPSettings:
 
     Attributes:
         bounds: ``"closed"`` (the closed forms) or ``"lp"`` (one exact LP per transition and step).
+        solver: the LPs' solver (``"lp"`` bounds), one of :data:`stormcf.solvers.SOLVERS`.
         optimistic: also compute the optimistic (best-case) policy.
         baseline: ``None`` or ``"gumbel"`` (the Gumbel-max SCM policy).
         estimator: the Gumbel-max estimator, ``"exact"`` or ``"mc"``.
@@ -134,6 +140,7 @@ class ICFMDPSettings:
     """
 
     bounds: str = "closed"
+    solver: str = "auto"
     optimistic: bool = False
     baseline: str | None = None
     estimator: str = "exact"
@@ -143,6 +150,8 @@ class ICFMDPSettings:
     def __post_init__(self) -> None:
         if self.bounds not in BOUNDS_METHODS:
             raise OptionError(f"unknown bounds method {self.bounds!r}: use one of {', '.join(BOUNDS_METHODS)}")
+        if self.solver not in SOLVERS:
+            raise OptionError(f"unknown solver {self.solver!r}: use one of {', '.join(SOLVERS)}")
         if self.baseline is not None and self.baseline not in BASELINES:
             raise OptionError(f"unknown baseline {self.baseline!r}: use one of {', '.join(BASELINES)}")
         if self.estimator not in ESTIMATORS:

@@ -10,6 +10,7 @@ import numpy as np
 from ..counterfactual_mdp import CounterfactualMDP, Policy, reachable
 from ..model import ExplicitModel
 from ..report import Report
+from ..solvers import chosen
 from ..verify import Check, format_value
 
 
@@ -139,7 +140,7 @@ class ICFMDPResult(Report):
         worst = "worst-case" if p.optimization.sign > 0 else "worst-case (largest)"
         lines = [f"observed path: {ic.T} steps from {m.state_name(int(p.path.states[0]))}, reward "
                  f"{format_value(self.observed_reward)} (reward model \"{p.reward_name}\", {p.optimization.word}d)",
-                 f"ICFMDP: assumptions {p.assumptions}, {'closed-form' if s.bounds == 'closed' else 'LP'} bounds on "
+                 f"ICFMDP: assumptions {p.assumptions}, {_bounds_text(s)} on "
                  f"{ic.n_pairs} reachable (t, s) pairs, mean bound width {ic.mean_bound_width():.4g} "
                  f"(transitions with UB > 0), built in {ic.seconds:.3g} s",
                  f"robust policy: {worst} value {format_value(self.worst_case_value)} "
@@ -157,3 +158,9 @@ class ICFMDPResult(Report):
         lines.append(f"checked by {self.checks[0].method}; every value agrees with stormcf's own to "
                      f"{self.checks[0].tolerance:g}")
         return "\n".join(lines)
+
+
+def _bounds_text(settings: Any) -> str:
+    if settings.bounds == "closed":
+        return "closed-form bounds"
+    return f"LP bounds ({chosen(settings.solver, linear=True)})"

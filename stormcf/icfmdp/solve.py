@@ -17,8 +17,8 @@ from __future__ import annotations
 import time
 
 from ..counterfactual_mdp import CounterfactualMDP, Policy, evaluate, gumbel_cfmdp, optimal_policy, unroll
-from ..deadline import Deadline
 from ..modes import Nature, Optimization
+from ..run import Run
 from ..verify import Check
 from .problem import ICFMDPProblem, ICFMDPSettings, interval_cfmdp
 from .result import ICFMDPResult
@@ -53,17 +53,23 @@ def storm_value(cfmdp: CounterfactualMDP, reward: str | None = None, policy: Pol
     return unrolled.policy_value(policy.weight_function(), policy.optimization, nature, expected=expected)
 
 
-def solve_icfmdp(problem: ICFMDPProblem, settings: ICFMDPSettings = ICFMDPSettings(),
-                 deadline: Deadline | None = None) -> ICFMDPResult:
+def solve_icfmdp(problem: ICFMDPProblem, settings: ICFMDPSettings = ICFMDPSettings(), *, run: Run | None = None,
+                 time_limit: float | None = None) -> ICFMDPResult:
     """Build the ICFMDP of the observed path, solve it robustly (and optimistically), optionally compute the
     Gumbel-max baseline, and re-check every reported value with Storm (each check compared with stormcf's own) on
-    the time-unrolled model (unrolled once per counterfactual MDP). ``deadline`` (default: the active one) bounds
-    it all: :class:`~stormcf.errors.TimeLimitReached` names the phase it ran out in."""
-    deadline = deadline if deadline is not None else Deadline.current()
+    the time-unrolled model (unrolled once per counterfactual MDP). ``run`` (or a new one of ``time_limit``
+    seconds, :meth:`~stormcf.run.Run.of`) bounds it all: :class:`~stormcf.errors.TimeLimitReached` names the phase
+    it ran out in."""
+    run = Run.of(run, time_limit)
+    with run.active():
+        return _solve(problem, settings, run)
+
+
+def _solve(problem: ICFMDPProblem, settings: ICFMDPSettings, deadline: Run) -> ICFMDPResult:
     settings.require_memory(problem.model)
     timings: dict[str, float] = {}
     opt, reward = problem.optimization, problem.reward
-    ic = interval_cfmdp(problem.path, problem.assumptions, settings.bounds)
+    ic = interval_cfmdp(problem.path, problem.assumptions, settings.bounds, solver=settings.solver, run=deadline)
     deadline.check("the interval counterfactual MDP's bounds")
     timings["icfmdp"] = ic.seconds
     tick = time.perf_counter()
@@ -82,7 +88,8 @@ def solve_icfmdp(problem: ICFMDPProblem, settings: ICFMDPSettings = ICFMDPSettin
     gumbel = gumbel_policy = None
     if settings.baseline == "gumbel":
         deadline.check("the Storm checks of the robust policy")
-        gumbel = gumbel_cfmdp(problem.path, settings.estimator, settings.samples, settings.seed, layers=ic.layers)
+        gumbel = gumbel_cfmdp(problem.path, settings.estimator, settings.samples, settings.seed, layers=ic.layers,
+                              run=deadline)
         deadline.check("the Gumbel-max counterfactual MDP")
         timings["gumbel_cfmdp"] = gumbel.seconds
         gumbel_policy = robust_value_iteration(gumbel, reward, opt)

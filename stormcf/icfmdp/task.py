@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import Analysis
-from ..deadline import Deadline
 from ..model import ExplicitModel
 from ..modes import Optimization
 from ..paths import ObservedPath
+from ..run import Run
 from .problem import ICFMDPProblem, ICFMDPSettings
 from .result import ICFMDPResult, policy_changes
 from .solve import solve_icfmdp
@@ -30,6 +30,7 @@ class IntervalCounterfactualMDP(Analysis):
 
     command = "icfmdp"
     Settings = ICFMDPAnalysisSettings
+    items = "observed path"
     columns = {"worst case": lambda r: r.worst_case_value, "outcome": lambda r: r.observed_reward,
                "changes at t": lambda r: ",".join(map(str, policy_changes(r.robust))) or "-",
                "pairs": lambda r: r.icfmdp.n_pairs}
@@ -38,5 +39,5 @@ class IntervalCounterfactualMDP(Analysis):
         s = self.settings
         return ICFMDPProblem(ObservedPath.from_dict(model, data, where), s.reward, s.optimization, s.assumptions)
 
-    def solve(self, problem: ICFMDPProblem, deadline: Deadline) -> ICFMDPResult:
-        return solve_icfmdp(problem, self.settings.method, deadline)
+    def solve(self, problem: ICFMDPProblem, run: Run) -> ICFMDPResult:
+        return solve_icfmdp(problem, self.settings.method, run=run)

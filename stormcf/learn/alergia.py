@@ -136,10 +136,11 @@ def _fpta(t: Traces) -> _Fpta:
 
 
 # ================================================================================================ the learner
-def ioalergia(traces: Traces, alpha: float | str = 0.05) -> Automaton:
+def ioalergia(traces: Traces, alpha: float | str = 0.05, deadline: Deadline | None = None) -> Automaton:
     """IOAlergia with compatibility parameter α (module docs); the result equals AALpy's ``run_Alergia(data,
-    'mdp', eps=α)`` state by state and count by count."""
-    return _RedBlue(_fpta(traces), traces.n_outputs, resolve_alpha(alpha, traces.n_steps)).run()
+    'mdp', eps=α)`` state by state and count by count. ``deadline`` (default: none) bounds the merging."""
+    return _RedBlue(_fpta(traces), traces.n_outputs, resolve_alpha(alpha, traces.n_steps)).run(
+        deadline if deadline is not None else Deadline(None))
 
 
 class _RedBlue:
@@ -161,9 +162,8 @@ class _RedBlue:
         self.blue: list[int] = []                         # heap of blue nodes
 
     # ------------------------------------------------------------------------------------------ the loop
-    def run(self) -> Automaton:
+    def run(self, deadline: Deadline) -> Automaton:
         self._make_red(0)
-        deadline = Deadline.current()
         while self.blue:
             if len(self.red) % 256 == 0:
                 deadline.check("IOAlergia's merging")
@@ -298,9 +298,10 @@ class _RedBlue:
 
 
 # ================================================================================================ AALpy
-def aalpy_ioalergia(traces: Traces, alpha: float | str = 0.05) -> Automaton:
+def aalpy_ioalergia(traces: Traces, alpha: float | str = 0.05, deadline: Deadline | None = None) -> Automaton:
     """AALpy's own IOAlergia (``aalpy.learning_algs.stochastic_passive.Alergia``) on the same traces, read back as
-    counts: the red nodes' merged frequencies, states numbered as AALpy's ``q0, q1, ...``."""
+    counts: the red nodes' merged frequencies, states numbered as AALpy's ``q0, q1, ...``. AALpy's loop cannot be
+    stopped: ``deadline`` is checked after it (the command's outer limit bounds it)."""
     from aalpy.learning_algs.stochastic_passive.Alergia import Alergia
 
     alpha = resolve_alpha(alpha, traces.n_steps)
@@ -308,6 +309,8 @@ def aalpy_ioalergia(traces: Traces, alpha: float | str = 0.05) -> Automaton:
     data = [[traces.initial] + list(zip(a[off[c]:off[c + 1]], o[off[c]:off[c + 1]])) for c in range(len(off) - 1)]
     learner = Alergia(data, automaton_type="mdp", eps=alpha)
     learner.run()
+    if deadline is not None:
+        deadline.check("AALpy's IOAlergia")
     nodes, todo, seen = [], [learner.fpta], {id(learner.fpta)}
     while todo:
         q = todo.pop()

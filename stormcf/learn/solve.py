@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from .. import interrupt
-from ..deadline import Deadline
 from ..errors import OutputError, StormcfError, TimeLimitReached, VerificationFailure
 from ..interrupt import temporary_directory
 from ..model import ExplicitModel
 from ..report import temporary_beside
+from ..run import Run
 from ..storm import load_model
 from ..strategy import Strategy
 from ..verify import check_strategy
@@ -34,17 +34,22 @@ from .result import LearnResult
 AGREEMENT = 1e-12
 
 
-def learn_mdp(problem: LearnProblem, deadline: Deadline | None = None) -> LearnResult:
+def learn_mdp(problem: LearnProblem, *, run: Run | None = None, time_limit: float | None = None) -> LearnResult:
     """Learn the MDP and the users' strategy from the problem's log, let Storm build and check them (module docs).
 
-    The files (model, DRN, strategy) are moved into place only when everything succeeded, within ``deadline``
-    (default: the active one; :class:`~stormcf.errors.TimeLimitReached` names the phase it ran out in)."""
-    deadline = deadline if deadline is not None else Deadline.current()
+    The files (model, DRN, strategy) are moved into place only when everything succeeded, within ``run`` (or a new
+    one of ``time_limit`` seconds; :class:`~stormcf.errors.TimeLimitReached` names the phase it ran out in)."""
+    run = Run.of(run, time_limit)
+    with run.active():
+        return _learn(problem, run)
+
+
+def _learn(problem: LearnProblem, deadline: Run) -> LearnResult:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
     traces = problem.traces()
     learner = ioalergia if problem.learner == "stormcf" else aalpy_ioalergia
-    automaton = learner(traces, problem.alpha_value)
+    automaton = learner(traces, problem.alpha_value, deadline)
     cover = coverage(traces, automaton)
     if cover.cases_replayed != cover.cases:
         raise VerificationFailure(f"{cover.cases - cover.cases_replayed} cases of the log are not paths of the "

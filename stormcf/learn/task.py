@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..analysis import Analysis, problem_fields, problem_settings
-from ..deadline import Deadline
+from ..run import Run
 from .log import EventLog, read_log
 from .problem import LearnProblem
 from .result import LearnResult
@@ -38,5 +38,5 @@ class ModelLearning(Analysis):
     def problem(self, log: EventLog, data: Any, where: str | None) -> LearnProblem:
         return LearnProblem(log, **problem_fields(self.settings, LearnProblem))
 
-    def solve(self, problem: LearnProblem, deadline: Deadline) -> LearnResult:
-        return learn_mdp(problem, deadline)
+    def solve(self, problem: LearnProblem, run: Run) -> LearnResult:
+        return learn_mdp(problem, run=run)

@@ -16,7 +16,7 @@ from .. import storm
 from ..errors import PropertyError
 from ..examples import read_text
 from ..model import ExplicitModel
-from ..properties import Property
+from ..properties import Property, require_distinct_names
 from ..report import Report
 from ..strategy import Strategy
 from ..verify import Check, StateValues, check_model, check_strategy
@@ -70,8 +70,9 @@ class PropertyChecks(Report):
     ``results`` holds one entry per property, in order: a :class:`~stormcf.verify.Check`, Storm's answer to a
     multi-objective query, or the values of a ``filter(values, ...)`` (:class:`~stormcf.verify.StateValues`);
     ``properties`` the parsed properties, in the same order (their names and how they were written).
-    ``status`` is ``violated`` if a bounded property does not hold, ``holds`` if every bounded property holds,
-    else ``ok``.
+    ``status`` is ``violated`` if a bounded property does not hold, else ``undecided`` if the error interval of a
+    floating-point value contains a bound (:attr:`~stormcf.verify.Check.undecided`), ``holds`` if every bounded
+    property holds, else ``ok``.
 
     The text shows each property as it was written (with its name); the JSON keeps Storm's form (``property``,
     e.g. ``P<=1/5 [...]`` for ``P<=0.2 [...]``), the ``name`` and the form as written (a check record's
@@ -91,10 +92,11 @@ class PropertyChecks(Report):
 
     @property
     def status(self) -> str:
-        verdicts = [r.holds for r in self.results if r.holds is not None]
-        if not verdicts:
-            return "ok"
-        return "holds" if all(verdicts) else "violated"
+        verdicts = {r.verdict if isinstance(r, Check) else _verdict(r.holds) for r in self.results}
+        for status in ("violated", "undecided", "holds"):
+            if status in verdicts:
+                return status
+        return "ok"
 
     @property
     def approximate(self) -> bool:
@@ -131,12 +133,17 @@ def _result_line(r: Any, prop: Property) -> str:
         return shown + text[len(r.property):] if text.startswith(r.property) else text
     optimum = (r.details or {}).get("optimum")
     if optimum:                              # a bound on an MDP, decided for every scheduler by one optimum
-        text = f"{shown}: {prop.operator}{optimum} = {r.value_text()}"
-        return text + f"  [{'holds' if r.holds else 'does not hold'} for every scheduler]"
-    text = f"{shown} = {r.value_text()}"
-    if r.holds is not None:
-        text += f"  [{'holds' if r.holds else 'does not hold'}]"
-    return text
+        text, scope = f"{shown}: {prop.operator}{optimum} = {r.value_text()}", " for every scheduler"
+    else:
+        text, scope = f"{shown} = {r.value_text()}", ""
+    if r.verdict == "undecided":
+        return f"{text}  [{r.undecided}]"
+    return f"{text}  [{'holds' if r.holds else 'does not hold'}{scope}]" if r.verdict else text
+
+
+def _verdict(holds: bool | None) -> str | None:
+    """The verdict of an answer that is not a check record (a multi-objective achievability, a set of values)."""
+    return None if holds is None else ("holds" if holds else "violated")
 
 
 def check_properties(model: ExplicitModel, properties: Sequence[str], strategy: Strategy | None = None,
@@ -145,6 +152,7 @@ def check_properties(model: ExplicitModel, properties: Sequence[str], strategy: 
     itself (where an MDP needs ``Pmin``/``Pmax``, and multi-objective queries are answered)."""
     if not properties:
         raise PropertyError("no property to check")
+    require_distinct_names(properties)
     results, parsed = [], []
     for text in properties:
         prop = storm.parse_property(model, text, filters=True)

@@ -7,9 +7,9 @@ from functools import partial
 from typing import Any, Callable, Sequence
 
 from ..analysis import Analysis
-from ..deadline import Deadline
 from ..model import ExplicitModel
 from ..properties import split_name
+from ..run import Run
 from ..strategy import Strategy
 from . import PropertyChecks, check_properties
 
@@ -36,6 +36,7 @@ class PropertyCheck(Analysis):
 
     command = "check"
     Settings = CheckSettings
+    items = "strategy"
 
     @property
     def columns(self) -> dict[str, Callable[[PropertyChecks], str]]:   # type: ignore[override]
@@ -52,14 +53,14 @@ class PropertyCheck(Analysis):
     def problem(self, model: ExplicitModel, data: Any, where: str | None) -> CheckProblem:
         return CheckProblem(model, None if data is None else Strategy.from_dict(model, data, where), where)
 
-    def solve(self, problem: CheckProblem, deadline: Deadline) -> PropertyChecks:
+    def solve(self, problem: CheckProblem, run: Run) -> PropertyChecks:
         return check_properties(problem.model, self.settings.properties, problem.strategy, self.settings.exact,
                                 problem.source)
 
 
 def _result_cell(k: int, result: PropertyChecks) -> str:
-    """The k-th property's answer: the value (and the verdict of a bound), whether a multi-objective query is
-    achievable or its Pareto points, or the number of states of a values filter."""
+    """The k-th property's answer: the value (and the verdict of a bound: holds, violated or undecided), whether a
+    multi-objective query is achievable or its Pareto points, or the number of states of a values filter."""
     r = result.payload()["results"][k]
     if "states" in r and "values" in r:
         return f"{len(r['states'])} states"
@@ -69,4 +70,6 @@ def _result_cell(k: int, result: PropertyChecks) -> str:
         return "achievable" if r["holds"] else "not achievable"
     value = r.get("value")
     text = f"{value:.6g}" if isinstance(value, float) else str(value)
-    return text if r.get("holds") is None else f"{text} ({'holds' if r['holds'] else 'violated'})"
+    if r.get("holds") is None:
+        return f"{text} (undecided)" if r.get("undecided") else text
+    return f"{text} ({'holds' if r['holds'] else 'violated'})"

@@ -28,10 +28,9 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from ..deadline import Deadline
-from ..console import progress
-from .decoder import Evaluation, Plans, concatenate, concatenate_plans, decode
 from ..errors import RecourseError
+from ..run import Run
+from .decoder import Evaluation, Plans, concatenate, concatenate_plans, decode
 from .domains import ValueDomain
 
 DEDUPE = ("objectives", "phenotype")
@@ -192,10 +191,10 @@ def _mate(rng: np.random.Generator, genotypes: np.ndarray, elite: np.ndarray, se
     return children
 
 
-def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings(), deadline: Deadline | None = None) -> GAResult:
+def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings(), run: Run | None = None) -> GAResult:
     """Run the BRKGA with non-dominated sorting on a problem (module docs), until its last generation or until
-    ``deadline`` (default: the active one) expires or the user asks to stop."""
-    deadline = deadline if deadline is not None else Deadline.current()
+    ``run`` (default: unlimited) expires or is asked to stop."""
+    deadline = run if run is not None else Run()
     start = time.perf_counter()
     rng = np.random.default_rng(settings.seed)
     n_genes = 2 * len(space.domains)
@@ -206,7 +205,7 @@ def brkga(space: PlanSpace, settings: BRKGASettings = BRKGASettings(), deadline:
     evaluations = len(genotypes)
     feasible_found = bool(population.evaluation.feasible.any())
     generations = 1
-    for _ in progress(range(settings.generations - 1), desc="BRKGA generations", unit="generation"):
+    for _ in deadline.progress(range(settings.generations - 1), desc="BRKGA generations", unit="generation"):
         if deadline.expired:
             break
         generations += 1

@@ -46,10 +46,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..console import activity
 from ..errors import OutputError
 from ..interrupt import until_request
 from ..report import write_npz
+from ..run import Run
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
                       ValueDomain, add)
 
@@ -343,8 +343,8 @@ def train_classifier(dataset: Dataset, seed: int = 1, cache: bool = True) -> Net
 
     from sklearn.exceptions import ConvergenceWarning
     model = _pipeline(dataset, seed)
-    with warnings.catch_warnings(), activity(f"training the {dataset.name} classifier (about a minute)"), \
-            until_request():                    # no answer yet, and no safe point in scikit-learn's loop
+    training = Run.current().activity(f"training the {dataset.name} classifier (about a minute)")
+    with warnings.catch_warnings(), training, until_request():    # no answer yet, no safe point in scikit-learn
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(dataset.X[dataset.train], dataset.y[dataset.train])
     classifier = NetworkClassifier.from_pipeline(model, dataset)

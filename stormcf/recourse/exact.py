@@ -38,7 +38,7 @@ from .. import storm
 from ..limits import require_memory
 from ..model import ExplicitModel, RewardModel
 from ..reachability import can_reach, optimal_strategy
-from ..solvers.linear import linear_program
+from ..solvers import FormulationBuilder, solve
 from ..verify import Check, check_model
 from .objectives import apply_action, gower
 from .problem import RecourseError, RecourseProblem
@@ -283,14 +283,19 @@ def achievable_set(mdp: RecourseMDP, precision: float = FRONT_PRECISION):
     return result
 
 
-def inside(points: np.ndarray, vertices: np.ndarray, tolerance: float) -> np.ndarray:
+def inside(points: np.ndarray, vertices: np.ndarray, tolerance: float, solver: str = "auto") -> np.ndarray:
     """Whether each point (minimisation) lies in the convex hull of ``vertices`` plus the non-negative orthant,
-    up to ``tolerance`` per coordinate: a feasibility LP (HiGHS) per point."""
+    up to ``tolerance`` per coordinate: a feasibility LP per point, λ >= 0, Σ λ = 1, Σ_v λ_v v <= p + tolerance, on
+    the solver chosen by name (:data:`stormcf.solvers.SOLVERS`)."""
     vertices = np.atleast_2d(vertices)
     k = len(vertices)
     out = []
     for p in np.atleast_2d(points):
-        lp = linear_program(np.zeros(k), A_ub=vertices.T, b_ub=p + tolerance, A_eq=np.ones((1, k)), b_eq=[1.0])
+        fb = FormulationBuilder()
+        weights = fb.variables(k)
+        fb.rows(np.ones((1, k)), weights, lhs=1.0, rhs=1.0)
+        fb.rows(vertices.T, weights, rhs=p + tolerance)
+        lp = solve(fb.build(np.zeros(k)), solver).proven("an achievable-set LP")
         out.append(lp.optimal)
     return np.array(out, dtype=bool)
 

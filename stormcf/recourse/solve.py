@@ -7,8 +7,8 @@ import time
 
 import numpy as np
 
-from ..deadline import Deadline
 from ..errors import VerificationFailure
+from ..run import Run
 from .brkga import BRKGASettings, GAResult, brkga, dominates, sorted_front
 from .decoder import Evaluation, Plans
 from .exact import (MAX_STATES, TOLERANCE, Optimum, RecourseMDP, achievable_set, check_plan, inside, optimum,
@@ -24,8 +24,8 @@ GA_SHARE = 0.8
 
 
 def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *, exact: bool = True,
-                   achievable: bool = False, max_states: int = MAX_STATES,
-                   deadline: Deadline | None = None) -> RecourseResult:
+                   achievable: bool = False, max_states: int = MAX_STATES, solver: str = "auto",
+                   run: Run | None = None, time_limit: float | None = None) -> RecourseResult:
     """Plans for a recourse problem (Python or PRISM front).
 
     1. The BRKGA (``settings``) gives the front of feasible, mutually non-dominated plans.
@@ -35,12 +35,19 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
        gap of the GA's cheapest plan is reported. On stochastic models (θ = 1) it is a lower bound.
     3. Every plan of the front is re-checked by Storm on the DTMC it induces; the numbers reported are Storm's.
     4. With ``achievable`` (deterministic models with an optimum), Storm's multi-objective achievable (cost, Gower)
-       set; every plan of the front must lie inside its over-approximation (else VerificationFailure).
+       set; every plan of the front must lie inside its over-approximation (else VerificationFailure): one
+       feasibility LP per plan on ``solver`` (:data:`stormcf.solvers.SOLVERS`).
 
-    ``deadline`` (default: the active one) bounds it all: when it expires (or the user asks to stop) the GA ends
-    with the front of the generations run so far, each plan still checked by Storm.
+    ``run`` (or a new one of ``time_limit`` seconds) bounds it all: when it expires (or the user asks to stop) the
+    GA ends with the front of the generations run so far, each plan still checked by Storm.
     """
-    deadline = deadline if deadline is not None else Deadline.current()
+    run = Run.of(run, time_limit)
+    with run.active():
+        return _solve(problem, settings, exact, achievable, max_states, solver, run)
+
+
+def _solve(problem: Space, settings: BRKGASettings, exact: bool, achievable: bool, max_states: int, solver: str,
+           deadline: Run) -> RecourseResult:
     timings: dict[str, float] = {}
     start = time.perf_counter()
     if _accepted_initially(problem):
@@ -72,7 +79,7 @@ def solve_recourse(problem: Space, settings: BRKGASettings = BRKGASettings(), *,
     storm_front = None
     if achievable and optimal is not None:
         tick = time.perf_counter()
-        storm_front = _achievable(exact_answer[0], front)
+        storm_front = _achievable(exact_answer[0], front, solver)
         timings["achievable"] = time.perf_counter() - tick
     checks = [c for plan in checked for c in plan.checks]
     if exact_answer is not None:
@@ -176,11 +183,11 @@ def _status(front: list[RecoursePlan], optimal: float | None, ga_cost: float | N
     return "optimal" if close else "suboptimal"
 
 
-def _achievable(mdp: RecourseMDP, front: list[RecoursePlan]) -> dict:
+def _achievable(mdp: RecourseMDP, front: list[RecoursePlan], solver: str) -> dict:
     """Storm's achievable (cost, Gower) set, and the check that every plan of the front lies inside it."""
     answer = achievable_set(mdp)
     points = np.array([[p.cost, p.gower] for p in front]).reshape(-1, 2)
-    ok = inside(points, answer.over_approximation, answer.precision)
+    ok = inside(points, answer.over_approximation, answer.precision, solver)
     if not ok.all():
         plan = front[int(np.flatnonzero(~ok)[0])]
         raise VerificationFailure(f"plan {plan.actions} (cost {plan.cost!r}, Gower {plan.gower!r}) lies outside "

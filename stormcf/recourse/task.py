@@ -7,8 +7,8 @@ from functools import partial
 from typing import Any, Callable, Mapping
 
 from ..analysis import Analysis
-from ..deadline import Deadline
 from ..errors import RecourseError
+from ..run import Run
 from .brkga import BRKGASettings
 from .datasets import dataset_problem, load_dataset, train_classifier
 from .prism import PrismRecourse
@@ -39,11 +39,13 @@ class RecourseData:
 
 @dataclass(frozen=True)
 class RecourseSettings:
-    """The GA's settings, and what Storm adds (the exact least cost, the achievable set)."""
+    """The GA's settings, what Storm adds (the exact least cost, the achievable set), and the solver of the LPs
+    that test the plans against the achievable set (:data:`stormcf.solvers.SOLVERS`)."""
 
     ga: BRKGASettings = BRKGASettings()
     exact: bool = True
     achievable: bool = False
+    solver: str = "auto"
 
 
 class SequentialRecourse(Analysis):
@@ -51,6 +53,8 @@ class SequentialRecourse(Analysis):
 
     command = "recourse"
     Settings = RecourseSettings
+    items = "rejected instance of the data set"
+    stoppable = True            # the front of the generations run so far
     columns = {"plans": lambda r: len(r.front), "least cost": lambda r: r.optimal_cost, "GA cost": lambda r: r.ga_cost}
 
     def problem(self, problems: Callable[[int], RecourseProblem] | PrismRecourse, data: Any,
@@ -65,6 +69,6 @@ class SequentialRecourse(Analysis):
         except RecourseError as err:
             raise RecourseError(f"{where}: {err}") from None
 
-    def solve(self, problem: RecourseProblem | PrismRecourse, deadline: Deadline) -> RecourseResult:
+    def solve(self, problem: RecourseProblem | PrismRecourse, run: Run) -> RecourseResult:
         s = self.settings
-        return solve_recourse(problem, s.ga, exact=s.exact, achievable=s.achievable, deadline=deadline)
+        return solve_recourse(problem, s.ga, exact=s.exact, achievable=s.achievable, solver=s.solver, run=run)

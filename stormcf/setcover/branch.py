@@ -103,8 +103,9 @@ class Leaf:
     actions: tuple[int, ...]
 
 
-def search(covering: Covering) -> list[Leaf]:
-    """Every leaf of cost <= V + tol (V the cheapest), by best-first branch and bound; [] if no cover exists."""
+def search(covering: Covering, deadline: Deadline) -> list[Leaf]:
+    """Every leaf of cost <= V + tol (V the cheapest), by best-first branch and bound within ``deadline``; [] if no
+    cover exists."""
     if not covering.deficit.any():
         return [Leaf(0.0, ())]
     P = covering.pool.size
@@ -117,7 +118,6 @@ def search(covering: Covering) -> list[Leaf]:
     # queue entries: (f, tie-break, priced, deficit, parent's allowed mask, actions excluded on top of it, F, cost)
     queue = [(0.0, 0, False, covering.deficit, np.ones(P, dtype=bool), nothing, (), 0.0)]
     pushed = popped = 1
-    deadline = Deadline.current()
     while queue:
         popped += 1
         if popped % 1024 == 0:

@@ -31,6 +31,8 @@ from ..errors import DataError, InstanceError, OptionError
 from ..examples import parse_json, read_npz
 from ..limits import require_memory
 from ..report import write_npz
+from ..run import Run
+from .engines import EXACT
 from .family import label_agents
 from .problem import TIE_TOLERANCE, VALUE_LIMIT, SetCoverInstance
 
@@ -278,10 +280,12 @@ def _require_consistent(instance: SetCoverInstance, X: np.ndarray, labels: np.nd
 
 
 def label(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", max_size: int = 3,
-          drop_ties: bool = True, group: str | None = None) -> LabelledAgents:
-    """Label agents (of ``group``: with its actions) with their canonical optimum; drop infeasible ones, ties
-    (``drop_ties``) and sets larger than ``max_size``. ``info`` records how many were dropped and the timings."""
-    labels = label_agents(instance, X, method, group)
+          drop_ties: bool = True, group: str | None = None, solver: str = "auto",
+          run: Run | None = None) -> LabelledAgents:
+    """Label agents (of ``group``: with its actions) with their canonical optimum (``method`` ``milp`` on
+    ``solver``) within ``run`` (default: unlimited; :func:`~.family.label_agents`); drop infeasible ones, ties (``drop_ties``) and sets larger than
+    ``max_size``. ``info`` records how many were dropped and the timings."""
+    labels = label_agents(instance, X, method, group, solver, run)
     sizes = np.array([len(a) for a in labels.actions])
     feasible = np.isfinite(labels.values)
     tied = labels.tied
@@ -323,23 +327,40 @@ def _key(actions: tuple[int, ...]) -> str:
     return ",".join(map(str, actions))
 
 
+def check_parameters(n: int, actions: int, draws: int, p_f: float, p_a: float | None, costs: str, thresholds: str,
+                     grouping: str | None, method: str, max_size: int, seed: int) -> None:
+    """Refuse the parameters of a data set that cannot be generated (:func:`generate`, :func:`generate_grouped`;
+    ``p_a`` None: the groupings' own): sizes that are not positive integers, a negative seed, probabilities outside
+    [0, 1], unknown cost modes, classifiers, groupings or labelling engines, a sparse classifier wider than the
+    features."""
+    for name, value, least in (("number of features n", n, 1), ("number of actions", actions, 1),
+                               ("number of draws", draws, 1), ("largest CFE size", max_size, 1), ("seed", seed, 0)):
+        if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= least):
+            raise OptionError(f"the {name} must be an integer >= {least}, got {value!r}")
+    for name, p in (("feature probability p_f", p_f), ("effect probability p_a", p_a)):
+        if p is not None and not 0 <= p <= 1:                  # also NaN
+            raise OptionError(f"the {name} must be in [0, 1], got {p!r}")
+    for name, choice, known in (("cost mode", costs, COST_MODES), ("classifier", thresholds, THRESHOLDS),
+                                ("grouping", grouping, (None, *GROUPINGS)), ("labelling engine", method, EXACT)):
+        if choice not in known:
+            raise OptionError(f"unknown {name} '{choice}': use {', '.join(k for k in known if k is not None)}")
+    sparse_thresholds(n, thresholds)                           # as wide as the features at most
+
+
 def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.5, draws: int = 100_000,
              costs: str = "real", thresholds: str = "ones", method: str = "storm", max_size: int = 3,
-             seed: int = 0) -> LabelledAgents:
-    """The paper's data set: instance, agent pool, labels (see the module docstring). Refuses probabilities outside
-    [0, 1], an empty pool (no negative agent drawn) and a data set where no agent keeps a label."""
-    for name, p in (("feature probability p_f", p_f), ("effect probability p_a", p_a)):
-        if not 0 <= p <= 1:                                    # also NaN
-            raise OptionError(f"the {name} must be in [0, 1], got {p!r}")
-    if max_size < 1:
-        raise OptionError(f"the largest CFE size must be >= 1, got {max_size}")
+             seed: int = 0, solver: str = "auto", run: Run | None = None) -> LabelledAgents:
+    """The paper's data set: instance, agent pool, labels (see the module docstring; ``method`` ``milp`` on
+    ``solver``), labelled within ``run`` (default: unlimited). Refuses parameters :func:`check_parameters` refuses, an empty pool (no negative agent
+    drawn) and a data set where no agent keeps a label."""
+    check_parameters(n, actions, draws, p_f, p_a, costs, thresholds, None, method, max_size, seed)
     # the instance's effects (actions x n) and the pool's draws (draws x n), a few float64 copies of each
     require_memory(4 * 8 * n * (actions + draws), f"{draws} agents of {n} features and {actions} actions")
     instance = paper_instance(n, actions, p_a, costs, thresholds, seed)
     X, distinct = _drawn_pool(instance, draws, p_f, seed + 1)
     if len(X) == 0:
         raise OptionError(f"none of the {draws} agents drawn with p_f={p_f:g} is negative: nothing to label")
-    data = label(instance, X, method, max_size)
+    data = label(instance, X, method, max_size, solver=solver, run=run)
     if len(data) == 0:
         info = data.info
         raise OptionError(f"no agent keeps a label: of {info['agents']} negative agents, {info['infeasible']} have no "
@@ -352,14 +373,16 @@ def generate(n: int = 20, actions: int = 100, p_f: float = 0.68, p_a: float = 0.
 
 def generate_grouped(grouping: str, n: int = 20, actions: int = 100, p_f: float = 0.68, draws: int = 100_000,
                      costs: str = "real", thresholds: str = "ones", method: str = "storm", max_size: int = 3,
-                     seed: int = 0) -> LabelledAgents:
+                     seed: int = 0, solver: str = "auto", run: Run | None = None) -> LabelledAgents:
     """Table 4's grouped data set (:func:`grouped_instance`): the agent pool, each agent in a group drawn
-    uniformly, labelled with its group's actions; ``info["per_group"]`` has each group's counts."""
+    uniformly, labelled with its group's actions within ``run`` (default: unlimited); ``info["per_group"]`` has
+    each group's counts."""
+    check_parameters(n, actions, draws, p_f, None, costs, thresholds, grouping, method, max_size, seed)
     require_memory(4 * 8 * n * (len(GROUP_P_A) * actions + draws), f"{draws} agents of {n} features")
     instance = grouped_instance(n, grouping, actions, costs, thresholds, seed)
     X, distinct = _drawn_pool(instance, draws, p_f, seed + 1)
     assigned = np.random.default_rng(seed + 2).integers(0, len(GROUP_P_A), len(X))
-    parts = [label(instance, X[assigned == g], method, max_size, group=name)
+    parts = [label(instance, X[assigned == g], method, max_size, group=name, solver=solver, run=run)
              for g, name in enumerate(group_names(instance))]
     keys = ("agents", "infeasible", "tied", "too_large", "kept", "family_states", "family_choices")
     info = {key: sum(p.info[key] for p in parts) for key in keys}

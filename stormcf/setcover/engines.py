@@ -23,12 +23,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint
+import scipy.sparse as sp
 
 from .. import storm
+from ..deadline import Deadline
 from ..errors import SolverError
 from ..model import ExplicitModel
-from ..solvers.linear import linear_program, mixed_integer_program
+from ..solvers import Formulation, FormulationBuilder, solve
 from .branch import Covering, search, tolerance
 from .problem import TIE_TOLERANCE, SetCoverProblem
 from .space import StateSpace, Transitions
@@ -41,6 +42,8 @@ DEFAULT_METHOD = "bnb"
 METHODS = EXACT + ("greedy",)
 #: the engines that handle preconditions (ordered actions): the MDP ones
 ORDERED = ("dp", "storm")
+#: the engines that solve mathematical programmes (with the solver chosen by name, stormcf.solvers.SOLVERS)
+PROGRAMMES = ("milp",)
 #: brute force enumerates 2^A' subsets of the A' effective actions
 BRUTEFORCE_LIMIT = 20
 #: the canonical choice among tied optima examines at most this many candidate sets, of at most this many action
@@ -175,11 +178,12 @@ def solve_storm(problem: SetCoverProblem) -> EngineSolution:
 
 
 # ==================================================================================================== branch and bound
-def solve_bnb(problem: SetCoverProblem) -> EngineSolution:
-    """Best-first branch and bound over covers with LP-price bounds after dominance (:mod:`.branch`): every tied
-    optimum is a leaf, so the canonical set and uniqueness come from the leaves."""
+def solve_bnb(problem: SetCoverProblem, deadline: Deadline | None = None) -> EngineSolution:
+    """Best-first branch and bound over covers with LP-price bounds after dominance (:mod:`.branch`), within
+    ``deadline`` (default: unlimited): every tied optimum is a leaf, so the canonical set and uniqueness come from
+    the leaves."""
     covering = Covering.of(problem)
-    leaves = search(covering)
+    leaves = search(covering, deadline if deadline is not None else Deadline(None))
     if not leaves:
         return infeasible()
     inst = problem.instance
@@ -208,50 +212,62 @@ def repeat_bounds(problem: SetCoverProblem) -> np.ndarray:
     return (times * problem.available).astype(np.int64)
 
 
-def _milp(problem: SetCoverProblem, extra: list, objective: np.ndarray | None = None,
-          fixed: dict[int, int] | None = None):
+#: the covering MILP's relative optimality gap: its optimum decides ties (TIE_TOLERANCE), so it is solved exactly
+EXACT_GAP = 1e-10
+#: an extra row block of the covering programme: (matrix, lhs, rhs) over the action counts
+Rows = tuple[np.ndarray, float, float]
+
+
+def covering_programme(problem: SetCoverProblem, extra: tuple[Rows, ...] = (), objective: np.ndarray | None = None,
+                       fixed: dict[int, int] | None = None) -> Formulation:
     """min c·s  s.t.  Σ_i min(e_ij, t_j − x_j) s_i >= t_j − x_j (j ∈ M(x)),  0 <= s_i <= u_i integer
-    (u_i = 0 for unavailable actions, 1 for 0/1 instances)."""
+    (u_i = 0 for unavailable actions, 1 for 0/1 instances), the ``extra`` rows, s_i = v for ``fixed`` {i: v}."""
     inst = problem.instance
     lb, ub = np.zeros(inst.n_actions), repeat_bounds(problem).astype(float)
     for i, v in (fixed or {}).items():
         lb[i] = ub[i] = v
-    cons = [LinearConstraint(problem.coverage().T.astype(float), lb=problem.deficit().astype(float), ub=np.inf)]
-    res = mixed_integer_program(inst.expected_costs if objective is None else objective, cons + extra,
-                                np.ones(inst.n_actions), Bounds(lb, ub))
-    if res.status == "limit":
-        raise SolverError("HiGHS reached a limit before proving optimality")
-    return np.round(res.x).astype(np.int64) if res.optimal else None
+    fb = FormulationBuilder()
+    s = fb.variables(inst.n_actions, lb, ub, integer=True)
+    fb.rows(sp.csr_matrix(problem.coverage().T.astype(float)), s, lhs=problem.deficit().astype(float))
+    for matrix, lhs, rhs in extra:
+        fb.rows(sp.csr_matrix(matrix), s, lhs, rhs)
+    return fb.build(inst.expected_costs if objective is None else objective, gap=EXACT_GAP)
+
+
+def _milp(problem: SetCoverProblem, solver: str, extra: tuple[Rows, ...] = (), objective: np.ndarray | None = None,
+          fixed: dict[int, int] | None = None) -> np.ndarray | None:
+    """The optimal action counts of :func:`covering_programme`, None when it is infeasible."""
+    out = solve(covering_programme(problem, extra, objective, fixed), solver).proven("the set-cover MILP")
+    return np.round(out.x).astype(np.int64) if out.optimal else None
 
 
 def _multiset(counts: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.repeat(np.arange(counts.size), counts))
 
 
-def solve_milp(problem: SetCoverProblem) -> EngineSolution:
-    """HiGHS (scipy.optimize.milp): the optimum; for 0/1 instances a second solve with a no-good cut decides
-    uniqueness; on ties (or repeats), the least number of actions, then the lexicographically least tuple by
-    maximising the multiplicity of each action in index order."""
+def solve_milp(problem: SetCoverProblem, solver: str = "auto") -> EngineSolution:
+    """The covering MILP (:func:`covering_programme`, on the solver chosen by name): the optimum; for 0/1 instances
+    a second solve with a no-good cut decides uniqueness; on ties (or repeats), the least number of actions, then
+    the lexicographically least tuple by maximising the multiplicity of each action in index order."""
     inst = problem.instance
-    best = _milp(problem, [])
+    best = _milp(problem, solver)
     if best is None:
         return infeasible()
     value = inst.cost(_multiset(best))
     unique = None
     if inst.binary:
         chosen = best > 0
-        cut = LinearConstraint(np.where(chosen, -1.0, 1.0)[None, :], lb=1.0 - chosen.sum(), ub=np.inf)
-        other = _milp(problem, [cut])
+        cut = (np.where(chosen, -1.0, 1.0)[None, :], 1.0 - chosen.sum(), np.inf)
+        other = _milp(problem, solver, (cut,))
         unique = other is None or not close(inst.cost(_multiset(other)), value)
         if unique:
             return EngineSolution(_multiset(best), _multiset(best), value, True, True)
-    budget = LinearConstraint(inst.expected_costs[None, :], lb=-np.inf,
-                              ub=value + TIE_TOLERANCE * max(1.0, abs(value)))
-    k = int(_milp(problem, [budget], objective=np.ones(inst.n_actions)).sum())
-    size = LinearConstraint(np.ones((1, inst.n_actions)), lb=k, ub=k)
+    budget = (inst.expected_costs[None, :], -np.inf, value + TIE_TOLERANCE * max(1.0, abs(value)))
+    k = int(_milp(problem, solver, (budget,), objective=np.ones(inst.n_actions)).sum())
+    size = (np.ones((1, inst.n_actions)), k, k)
     fixed: dict[int, int] = {}
     for i in np.flatnonzero(repeat_bounds(problem)):
-        most = _milp(problem, [budget, size], objective=-np.eye(inst.n_actions)[i], fixed=fixed)
+        most = _milp(problem, solver, (budget, size), objective=-np.eye(inst.n_actions)[i], fixed=fixed)
         fixed[int(i)] = int(most[i])
         if sum(fixed.values()) == k:
             break
@@ -260,14 +276,13 @@ def solve_milp(problem: SetCoverProblem) -> EngineSolution:
     return EngineSolution(_multiset(counts), _multiset(counts), value, unique, True)
 
 
-def lp_bound(problem: SetCoverProblem) -> float:
-    """The LP relaxation of the covering program (0 <= s <= 1): a lower bound on the optimal cost."""
+def lp_bound(problem: SetCoverProblem, solver: str = "auto") -> float:
+    """The LP relaxation of the covering programme (:func:`covering_programme` with 0 <= s_i <= u_i real), on the
+    solver chosen by name: a lower bound on the optimal cost (inf when no cover exists)."""
     if problem.positive:
         return 0.0
-    res = linear_program(problem.instance.expected_costs, A_ub=-problem.coverage().T.astype(float),
-                         b_ub=-problem.deficit().astype(float),
-                         bounds=list(zip(np.zeros(problem.instance.n_actions), problem.available.astype(float))))
-    return res.objective if res.optimal else math.inf
+    out = solve(covering_programme(problem).relaxation(), solver).proven("the set-cover LP relaxation")
+    return out.objective if out.optimal else math.inf
 
 
 # ==================================================================================================== brute force
@@ -338,12 +353,17 @@ ENGINES = {"bnb": solve_bnb, "dp": solve_dp, "milp": solve_milp, "storm": solve_
            "bruteforce": solve_bruteforce, "greedy": solve_greedy}
 
 
-def run_engine(problem: SetCoverProblem, method: str) -> EngineSolution:
-    """Solve one agent with the engine ``method`` (the problem is negative; see :func:`solve.solve_setcover`)."""
+def run_engine(problem: SetCoverProblem, method: str, solver: str = "auto",
+               deadline: Deadline | None = None) -> EngineSolution:
+    """Solve one agent with the engine ``method`` (the problem is negative; see :func:`solve.solve_setcover`); the
+    engines of :data:`PROGRAMMES` solve their programmes with ``solver`` (``stormcf.solvers.SOLVERS``), branch and
+    bound searches within ``deadline`` (default: unlimited)."""
     if method not in ENGINES:
         raise SolverError(f"unknown method '{method}': use one of {', '.join(METHODS)}")
     if problem.instance.ordered and method not in ORDERED:
         raise SolverError(f"{problem.instance.source}: actions with preconditions (requires) make the order matter; "
                           f"method '{method}' solves sets only: use {' or '.join(ORDERED)}")
-    return ENGINES[method](problem)
+    if method == "bnb":
+        return solve_bnb(problem, deadline)
+    return ENGINES[method](problem, solver) if method in PROGRAMMES else ENGINES[method](problem)
 

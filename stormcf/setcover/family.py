@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..console import activity
+from ..run import Run
 from ..errors import SolverError
 from .engines import EXACT, canonical_set, run_engine, storm_values
 from .problem import TIE_TOLERANCE, SetCoverInstance, SetCoverProblem
@@ -50,55 +50,72 @@ class FamilyLabels:
         return np.array([u is not None and not u for u in self.unique], dtype=bool)
 
 
-def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", group: str | None = None
-                 ) -> FamilyLabels:
-    """Label the agents ``X`` (one per row) with their canonical optimal CFE.
+def label_agents(instance: SetCoverInstance, X: np.ndarray, method: str = "storm", group: str | None = None,
+                 solver: str = "auto", run: Run | None = None) -> FamilyLabels:
+    """Label the agents ``X`` (one per row) with their canonical optimal CFE within ``run`` (default: unlimited;
+    its progress reporter names each phase, and it is checked between them).
 
-    ``storm``/``dp``: one family MDP (one Storm call); any other exact engine: one call per agent."""
+    ``storm``/``dp``: one family MDP (one Storm call); any other exact engine: one call per agent (``milp`` on the
+    solver chosen by name)."""
+    run = run if run is not None else Run()
     X = instance.agents(X)
     if group is not None and method in FAMILY_METHODS:
-        return _within_group(instance, X, method, group)
+        return _within_group(instance, X, method, group, run)
     if method not in FAMILY_METHODS:
         if method not in EXACT:
             raise SolverError(f"labelling needs an exact engine: {', '.join(EXACT)}; got '{method}'")
-        return _per_agent(instance, X, method, group)
+        return _per_agent(instance, X, method, group, solver, run)
     if instance.ordered:
         raise SolverError("labelling data sets of CFE sets needs an instance without preconditions")
+    with run.activity(f"labelling {len(X):,} agents (one family MDP)"):
+        return _family(instance, X, method, group, run)
+
+
+def _family(instance: SetCoverInstance, X: np.ndarray, method: str, group: str | None, run: Run) -> FamilyLabels:
+    """One MDP for every agent, its values by Storm or DP, the agents' sets read off them (module docs)."""
     start = time.perf_counter()
     space = StateSpace.for_agents(instance, X, instance.available(group))
     codes = space.encode(X)
-    with activity(f"the family MDP of {len(X):,} agents"):
-        trans = space.reachable(codes)
+    with run.activity("the family MDP's reachable states"):
+        trans = space.reachable(codes, run=run)
     built = time.perf_counter()
     timings = {"states": built - start}
     if method == "storm":
-        model = trans.explicit_model(0, source=f"{instance.source} (family of {len(X)} agents)")
+        with run.activity(f"Storm's model of the family MDP ({trans.n_states:,} states)"):
+            model = trans.explicit_model(0, source=f"{instance.source} (family of {len(X)} agents)")
         timings["model"] = time.perf_counter() - built
-        model_values = storm_values(model)
+        run.check("the family MDP's model")
+        with run.activity("Storm's optimal values of the family MDP"):
+            model_values = storm_values(model)
         choices = model.n_choices
     else:
-        model_values = trans.state_values()
+        with run.activity(f"the family MDP's values by dynamic programming ({trans.n_states:,} states)"):
+            model_values = trans.state_values()
         choices = int(trans.effective.sum())
+    run.check("the family MDP's values")
     solved = time.perf_counter()
     timings["values"] = solved - built - timings.get("model", 0.0)
-    values, actions, unique = _read_sets(instance, X, group, trans, model_values, trans.index(codes))
+    with run.activity(f"the optimal sets of {len(X):,} agents from the values"):
+        values, actions, unique = _read_sets(instance, X, group, trans, model_values, trans.index(codes), run)
     timings["sets"] = time.perf_counter() - solved
     return FamilyLabels(values, actions, unique, method, trans.n_states, choices, timings)
 
 
-def _within_group(instance: SetCoverInstance, X: np.ndarray, method: str, group: str) -> FamilyLabels:
+def _within_group(instance: SetCoverInstance, X: np.ndarray, method: str, group: str, run: Run) -> FamilyLabels:
     """A group's family: the MDP of the group's actions alone (its tables as wide as the group's catalogue, not
     the whole one), its sets mapped back to catalogue indices (ascending order kept, so the canonical sets too)."""
     keep = np.flatnonzero(instance.available(group))
-    labels = label_agents(instance.with_actions(keep), X, method)
+    with run.activity(f"group {group}"):
+        labels = label_agents(instance.with_actions(keep), X, method, run=run)
     labels.actions = [tuple(int(keep[i]) for i in a) for a in labels.actions]
     return labels
 
 
 def _read_sets(instance: SetCoverInstance, X: np.ndarray, group: str | None, trans: Transitions,
-               model_values: np.ndarray, s0: np.ndarray):
+               model_values: np.ndarray, s0: np.ndarray, run: Run):
     """Canonical sets of all agents from V*: O(x) is the set when it is a cover of cost V*(x) without zero-cost
-    actions (then it is unique iff no zero-cost action is available); the others are searched one by one."""
+    actions (then it is unique iff no zero-cost action is available); the others are searched one by one (the run
+    checked between them)."""
     values = model_values[s0]
     tolerance = TIE_TOLERANCE * np.maximum(1.0, np.abs(np.where(np.isfinite(values), values, 0)))
     first = trans.q_values(model_values, s0) <= (values + tolerance)[:, None]
@@ -112,6 +129,7 @@ def _read_sets(instance: SetCoverInstance, X: np.ndarray, group: str | None, tra
         actions[k] = tuple(np.flatnonzero(first[k]).tolist())
         unique[k] = not zero.any()
     for k in np.flatnonzero(~fast & np.isfinite(values)):
+        run.check("the search of tied optimal sets")
         problem = SetCoverProblem(instance, X[k], group)
         if problem.positive:
             unique[k] = True
@@ -124,16 +142,18 @@ def _read_sets(instance: SetCoverInstance, X: np.ndarray, group: str | None, tra
     return values, actions, unique
 
 
-def _per_agent(instance: SetCoverInstance, X: np.ndarray, method: str, group: str | None) -> FamilyLabels:
+def _per_agent(instance: SetCoverInstance, X: np.ndarray, method: str, group: str | None, solver: str,
+               run: Run) -> FamilyLabels:
     start = time.perf_counter()
     values, actions, unique = np.zeros(len(X)), [], []
-    for k, x in enumerate(X):
+    for k, x in enumerate(run.progress(X, desc=f"labelling by {method}", unit="agent")):
+        run.check(f"the labelling by {method}")
         problem = SetCoverProblem(instance, x, group)
         if problem.positive:
             actions.append(())
             unique.append(True)
             continue
-        solution = run_engine(problem, method)
+        solution = run_engine(problem, method, solver, run)
         values[k] = solution.value
         actions.append(solution.actions)
         unique.append(solution.unique)

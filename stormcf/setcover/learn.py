@@ -41,11 +41,10 @@ from typing import Any
 
 import numpy as np
 
-from ..console import progress
-from ..deadline import Deadline
 from ..errors import StormcfError
 from ..examples import readable_file
 from ..report import write_npz
+from ..run import Run
 from .data import LabelledAgents, group_names
 from .engines import greedy_completion, lp_bound, run_engine
 from .problem import TIE_TOLERANCE, SetCoverInstance, SetCoverProblem
@@ -582,14 +581,15 @@ def best_epochs(info: dict, sep: str = ", ") -> str:
 
 # ==================================================================================================== training
 def train(kind: str, data: LabelledAgents, settings: TrainingSettings | None = None, k: int | None = None,
-          deadline: Deadline | None = None, watch: LabelledAgents | None = None) -> Generator:
+          run: Run | None = None, watch: LabelledAgents | None = None) -> Generator:
     """Train a generator on labelled agents.
 
     The networks (``mc``, ``na``, ``fa``, ``seq2seq``) train with PyTorch (:func:`.training.fit`: early stopping on
-    a validation split, the best epoch kept; ``deadline`` and the first Ctrl-C stop after the current batch with the
-    best epoch so far, see ``info["stopped"]``); ``settings`` default to :data:`DEFAULT_SETTINGS`. ``knn`` stores
-    the agents (``k``: the paper's 5/10/15 by default). ``watch``: agents whose exact match is recorded per epoch
-    in the learning curve ``info["history"]`` (never used for training or selection)."""
+    a validation split, the best epoch kept; the end of ``run`` (default: unlimited) and its stop request stop after
+    the current batch with the best epoch so far, see ``info["stopped"]``); ``settings`` default to
+    :data:`DEFAULT_SETTINGS`. ``knn`` stores the agents (``k``: the paper's 5/10/15 by default). ``watch``: agents
+    whose exact match is recorded per epoch in the learning curve ``info["history"]`` (never used for training or
+    selection)."""
     if kind not in GENERATORS:
         raise GeneratorError(f"unknown generator '{kind}': use {', '.join(GENERATORS)}")
     if len(data) == 0:
@@ -617,7 +617,7 @@ def train(kind: str, data: LabelledAgents, settings: TrainingSettings | None = N
     except ImportError as err:
         raise GeneratorError(f"training the {kind} generator needs PyTorch, the optional extra: "
                              f"pip install 'stormcf[learn]' ({err})") from None
-    return training.fit(kind, data, settings, Deadline.of(deadline), watch)
+    return training.fit(kind, data, settings, run if run is not None else Run(), watch)
 
 
 def fa_targets(instance: SetCoverInstance, actions: list[tuple[int, ...]]) -> np.ndarray:
@@ -631,7 +631,7 @@ def fa_targets(instance: SetCoverInstance, actions: list[tuple[int, ...]]) -> np
 
 
 # ==================================================================================================== augmentation
-def augment(data: LabelledAgents, target: int = 20, seed: int = 0) -> LabelledAgents:
+def augment(data: LabelledAgents, target: int = 20, seed: int = 0, run: Run | None = None) -> LabelledAgents:
     """Algorithm 1 with a target (notes §2.4): every CFE I seen fewer than ``target`` times gets worse-off agents,
     derived from its agents by lowering features I over-covers,
 
@@ -641,21 +641,24 @@ def augment(data: LabelledAgents, target: int = 20, seed: int = 0) -> LabelledAg
     random draw each per round, for at most ``AUGMENT_ROUNDS`` rounds per agent it lacks (a CFE whose agents have
     few features to lower stays under the target). I stays valid for aug, and any CFE valid for aug is valid for
     x >= aug, so a (unique) optimum of x stays the (unique) optimum of aug. New agents already in the data are
-    skipped. Apply it to training data only."""
+    skipped. Apply it to training data only. ``run`` (default: unlimited) shows the progress over the rare CFEs and
+    is checked between them."""
     inst = data.instance
+    run = run if run is not None else Run()
     rng = np.random.default_rng(seed)
     X = data.X.astype(np.int64)
     rows_of: dict[tuple[int, ...], list[int]] = {}
     for r, cfe in enumerate(data.actions):
         rows_of.setdefault(tuple(cfe), []).append(r)
+    rare = [(cfe, rows) for cfe, rows in rows_of.items() if len(rows) < target]
     seen = {x.tobytes() for x in X}
     new_rows: list[int] = []
     new_X: list[np.ndarray] = []
-    for cfe, rows in rows_of.items():
-        if len(rows) < target:
-            added = _worse_off_agents(inst, X[rows], cfe, target - len(rows), seen, rng)
-            new_X.extend(agent for _, agent in added)
-            new_rows.extend(rows[i] for i, _ in added)
+    for cfe, rows in run.progress(rare, desc=f"augmenting the CFEs seen fewer than {target} times", unit="CFE"):
+        run.check("the augmentation")
+        added = _worse_off_agents(inst, X[rows], cfe, target - len(rows), seen, rng)
+        new_X.extend(agent for _, agent in added)
+        new_rows.extend(rows[i] for i, _ in added)
     if not new_X:
         return data
     info = dict(data.info, augmented=len(new_X))
@@ -715,9 +718,11 @@ class Guaranteed:
     gap: float | None = None
 
 
-def guarantee(problem: SetCoverProblem, candidates: list[tuple[int, ...]], certify: str | None = None) -> Guaranteed:
+def guarantee(problem: SetCoverProblem, candidates: list[tuple[int, ...]], certify: str | None = None,
+              solver: str = "auto") -> Guaranteed:
     """The cheapest valid candidate; if none is valid, the first one repaired (greedy completion from it, then
-    reverse delete). ``certify``: ``"lp"`` (LP relaxation bound) or an exact engine name (exact gap)."""
+    reverse delete). ``certify``: ``"lp"`` (LP relaxation bound) or an exact engine name (exact gap); ``solver``
+    solves the LP or the ``milp`` engine's programmes."""
     inst = problem.instance
     usable = [c for c in candidates if all(problem.available[list(c)])] if candidates else []
     valid = [c for c in usable if inst.is_valid(problem.agent, c)]
@@ -733,7 +738,7 @@ def guarantee(problem: SetCoverProblem, candidates: list[tuple[int, ...]], certi
     cost = inst.cost(actions)
     bound = gap = None
     if certify is not None:
-        bound = lp_bound(problem) if certify == "lp" else run_engine(problem, certify).value
+        bound = lp_bound(problem, solver) if certify == "lp" else run_engine(problem, certify, solver).value
         gap = 0.0 if cost <= bound + TIE_TOLERANCE * max(1.0, bound) else (cost / bound - 1 if bound > 0 else math.inf)
     return Guaranteed(tuple(actions), cost, raw, raw_valid, repaired, bound, gap)
 
@@ -763,31 +768,37 @@ def _exact_facts(exact: np.ndarray, test: LabelledAgents) -> dict[str, Any]:
     return out
 
 
-def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify: str | None = None
-             ) -> dict[str, Any]:
+def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify: str | None = None,
+             solver: str = "auto", run: Run | None = None) -> dict[str, Any]:
     """The paper's exact match with its 95% interval (per CFE size and group too, :func:`exact_match`), and what
     the paper does not report (notes §5.5.1): valid rate, the share of feasible mistakes, cost ratios of the valid
     predictions, the optimal rate and cost ratios after the guarantees (validate, top-k by validity and cost,
-    repair), and the inference latency. The full-action generators' exact match compares effect vectors (the
-    paper's); ``snapped_exact_match`` compares the catalogue actions they snap to."""
+    repair; ``run``, default unlimited, shows their progress and bounds them), and the inference latency. The
+    full-action generators' exact match compares effect vectors (the paper's); ``snapped_exact_match`` compares the
+    catalogue actions they snap to. ``certify`` and ``solver``: see :func:`guarantee`."""
     inst = test.instance
     generator.check_fits(inst)
-    start = time.perf_counter()
-    candidates = generator.predict(test.X, inst, top_k=max(1, top_k))
-    latency = (time.perf_counter() - start) / max(1, len(test))
-    raw = [c[0] for c in candidates]
-    snapped = np.array([r == a for r, a in zip(raw, test.actions)], dtype=bool)
-    exact = generator.exact_matches(test.X, test.actions, inst) if generator.kind in FULL_ACTION else snapped
-    names = group_names(inst)
-    groups = [names[g] for g in test.groups] if test.groups is not None else [None] * len(test)
-    valid = np.array([inst.is_valid(x, r) and bool(np.all(inst.available(g)[list(r)]))
-                      for x, r, g in zip(test.X, raw, groups)], dtype=bool)
-    raw_cost = np.array([inst.cost(r) for r in raw])
+    run = run if run is not None else Run()
+    with run.activity(f"the predictions for {len(test):,} agents"):
+        start = time.perf_counter()
+        candidates = generator.predict(test.X, inst, top_k=max(1, top_k))
+        latency = (time.perf_counter() - start) / max(1, len(test))
+        raw = [c[0] for c in candidates]
+        snapped = np.array([r == a for r, a in zip(raw, test.actions)], dtype=bool)
+        exact = generator.exact_matches(test.X, test.actions, inst) if generator.kind in FULL_ACTION else snapped
+        names = group_names(inst)
+        groups = [names[g] for g in test.groups] if test.groups is not None else [None] * len(test)
+        valid = np.array([inst.is_valid(x, r) and bool(np.all(inst.available(g)[list(r)]))
+                          for x, r, g in zip(test.X, raw, groups)], dtype=bool)
+        raw_cost = np.array([inst.cost(r) for r in raw])
+    run.check("the predictions")
     ratio = raw_cost[valid] / np.maximum(test.cost[valid], 1e-300)
     start = time.perf_counter()
-    kept = [guarantee(SetCoverProblem(inst, x, g), c, certify)
-            for x, c, g in progress(zip(test.X, candidates, groups), total=len(test.X), desc="guarantees",
-                                    unit="agent")]
+    kept = []
+    what = "guarantees" + (f", certified by {certify}" if certify is not None else "")
+    for x, c, g in run.progress(zip(test.X, candidates, groups), total=len(test.X), desc=what, unit="agent"):
+        run.check("the guarantees")
+        kept.append(guarantee(SetCoverProblem(inst, x, g), c, certify, solver))
     wrap = (time.perf_counter() - start) / max(1, len(test))
     cost = np.array([g.cost for g in kept])
     after = cost / np.maximum(test.cost, 1e-300)

@@ -1,4 +1,5 @@
-"""The answer for one agent: the explanation in the instance's words, and one JSON document (``command = "setcover"``).
+"""The answer for one agent: the explanation in the instance's words, and one JSON document (``command = "setcover"``);
+and the results of the learning pipeline (``setcover-data``, ``setcover-learn``, ``setcover-evaluate``): facts.
 
 The cost shown is Storm's: the expected cost of the plan on the DTMC it induces (``R{"cost"}=? [F "goal"]``), and
 optimality is Storm's ``Rmin=? [F "goal"]`` on the agent's projected MDP where that MDP fits in memory.
@@ -6,6 +7,7 @@ optimality is Storm's ``Rmin=? [F "goal"]`` on the agent's projected MDP where t
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +16,9 @@ import numpy as np
 from ..model import ExplicitModel
 from ..report import Report
 from ..verify import Check, format_value
+from .data import LabelledAgents
+from .learn import NETWORKS, Generator, best_epochs
+from .pipeline import DataSetProblem, EvaluationProblem, TrainingProblem
 from .problem import SetCoverProblem
 
 
@@ -120,3 +125,149 @@ class SetCoverResult(Report):
             lines.append(f"checked by Storm on the {check.subject}: {check}")
         lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines)
+
+
+# ======================================================================================== the learning pipeline
+@dataclass(eq=False)
+class DataSetResult(Report):
+    """A data set generated and labelled as the paper's (``setcover-data``): its facts (sizes, the agents dropped
+    and why, the family MDP) under ``facts`` in the JSON. :meth:`save` writes it and records where (``out``)."""
+
+    command = "setcover-data"
+
+    problem: DataSetProblem
+    data: LabelledAgents
+    timings: dict[str, float] = field(default_factory=dict)
+    out: str | None = None
+
+    status = "ok"
+    model = None
+    checks = ()
+
+    def save(self, out: str | os.PathLike, instance_out: str | os.PathLike | None = None) -> None:
+        """Write the data set (``.npz``, the instance inside) to ``out`` and the instance alone (JSON) to
+        ``instance_out``."""
+        self.data.save(out)
+        if instance_out is not None:
+            self.data.instance.save(instance_out)
+        self.out = str(out)
+
+    def payload(self) -> dict[str, Any]:
+        return {"facts": {**self.data.info, "cfe_sizes": self.data.sizes(), "out": self.out}}
+
+    def text(self) -> str:
+        info, largest = self.data.info, self.problem.max_size
+        lines = [f"{self.out or 'the data set'}: {len(self.data)} agents labelled by {self.problem.method} "
+                 f"({info['agents']} negative agents, {info['tied']} tied and {info['too_large']} with > {largest} "
+                 f"actions dropped); CFE sizes {self.data.sizes()}; family MDP {info['family_states']} states"]
+        lines += [f"  group {name}: {part['kept']} of {part['agents']} agents kept ({part['infeasible']} without a "
+                  f"cover, {part['tied']} tied, {part['too_large']} with > {largest} actions)"
+                  for name, part in info.get("per_group", {}).items()]
+        return "\n".join(lines)
+
+
+@dataclass(eq=False)
+class TrainingResult(Report):
+    """A trained generator (``setcover-learn``) and its exact match on the held-out agents; its training facts
+    under ``facts`` in the JSON. Status ``interrupted`` when the user stopped training (the best epoch so far is the
+    generator). :meth:`save` writes the generator and the held-out agents and records where."""
+
+    command = "setcover-learn"
+
+    problem: TrainingProblem
+    generator: Generator
+    held_out: LabelledAgents
+    test_metrics: dict[str, Any]
+    limit: str
+    timings: dict[str, float] = field(default_factory=dict)
+    out: str | None = None
+    test_out: str | None = None
+
+    model = None
+    checks = ()
+
+    @property
+    def status(self) -> str:
+        return "interrupted" if self.generator.info.get("stopped") == "interrupted" else "ok"
+
+    @property
+    def notes(self) -> list[str]:
+        info = self.generator.info
+        if info.get("stopped") == "time limit":
+            return [f"{self.limit} ended training after {info['epochs']} epochs: {self._kept()}"]
+        if info.get("stopped") == "interrupted":
+            return [f"interrupted after {info['epochs']} epochs: {self._kept()}"]
+        return []
+
+    def _kept(self) -> str:
+        """What a network generator stopped early keeps: its best epoch, or an ensemble's networks trained so far."""
+        info = self.generator.info
+        if "members" not in info:
+            return f"the generator is the best epoch so far ({best_epochs(info)})"
+        return (f"the generator averages the {len(info['members'])} of {info['settings']['ensemble']} networks "
+                f"trained so far (best epochs {best_epochs(info)})")
+
+    def save(self, out: str | os.PathLike, held_out: str | os.PathLike) -> None:
+        """Write the generator to ``out`` and the held-out agents (a labelled data set) to ``held_out``."""
+        self.generator.save(out)
+        self.held_out.save(held_out)
+        self.out, self.test_out = str(out), str(held_out)
+
+    def payload(self) -> dict[str, Any]:
+        return {"facts": {**self.generator.info, "generator": self.generator.kind, "test": self.test_out}}
+
+    def text(self) -> str:
+        info, kind, held_out = self.generator.info, self.generator.kind, self.test_metrics
+        trained = _training_line(info) if kind in NETWORKS else f"k = {self.generator.k}"
+        lines = [f"{self.out or 'the generator'}: {kind} generator trained on {info['train_agents']} agents, "
+                 f"{trained}, {info['seconds']:.1f} s",
+                 f"exact match on the {len(self.held_out)} held-out agents: {held_out['exact_match']:.4f} ± "
+                 f"{held_out['ci95']:.4f} " + (f"(they are in {self.test_out})" if self.test_out else "(not saved)")]
+        return "\n".join(lines + [f"note: {note}" for note in self.notes])
+
+
+def _training_line(info: dict) -> str:
+    """How a network generator was trained: its epochs, best epoch(s), validation score, why it stopped."""
+    if "members" not in info:
+        return (f"{info['epochs']} epochs (best epoch {info['best_epoch']}, validation exact match "
+                f"{info['validation_exact_match']:.4f}; stopped: {info['stopped']})")
+    scores = ", ".join(f"{m['validation_exact_match']:.4f}" for m in info["members"])
+    return (f"an ensemble of {len(info['members'])} networks, {info['epochs']} epochs (best epochs "
+            f"{best_epochs(info)}; validation exact match of each on its own split "
+            f"{scores}; stopped: {info['stopped']})")
+
+
+@dataclass(eq=False)
+class EvaluationResult(Report):
+    """A generator's metrics on labelled agents (``setcover-evaluate``, :func:`~.learn.evaluate`) under ``facts``
+    in the JSON."""
+
+    command = "setcover-evaluate"
+
+    problem: EvaluationProblem
+    metrics: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+
+    status = "ok"
+    model = None
+    checks = ()
+
+    @property
+    def notes(self) -> list[str]:
+        return ["exact match, valid rates and cost ratios are measured on the given agents"]
+
+    def payload(self) -> dict[str, Any]:
+        return {"facts": dict(self.metrics)}
+
+    def text(self) -> str:
+        width = max(len(key) for key in self.metrics)
+        return "\n".join(f"{key:<{width}}  {_shown(value)}" for key, value in self.metrics.items())
+
+
+def _shown(value: Any) -> str:
+    """Floats with 6 significant digits; per-size and per-group rates as ``key: rate`` pairs."""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_shown(v)}" for k, v in value.items()) or "-"
+    return str(value)

@@ -3,7 +3,8 @@
 Storm's re-check.
 
 1. the engine (``bnb``, the default, ``dp``, ``milp``, ``storm``, ``bruteforce``; ``greedy`` as the baseline) finds
-   each agent's canonical set;
+   each agent's canonical set (``milp`` on the solver chosen by name, :data:`stormcf.solvers.SOLVERS`, which also
+   solves the LP bound of a greedy answer);
 2. Storm computes ``Rmin=? [F "goal"]`` on each agent's projected MDP (built from arrays, reduced to the actions
    providing each state's pivot feature, parallel choices merged; see :meth:`Transitions.explicit_model`): the
    optimum, compared with the engine's (a disagreement is refused). The projected MDPs of a batch sit side by side
@@ -13,6 +14,10 @@ Storm's re-check.
    DP, HiGHS, enumeration) and the notes say so;
 3. Storm checks each plan on the DTMC it induces (``R{"cost"}=? [F "goal"]``, a chain of |I| + 1 states; the plans
    of a batch side by side, one Storm call): the cost shown is Storm's.
+
+The learning pipeline's entry points: :func:`generate_data` (``setcover-data``), :func:`train_generator`
+(``setcover-learn``) and :func:`evaluate_generator` (``setcover-evaluate``), each within a run whose progress
+reporter names every long phase (labelling, augmentation, training epochs, guarantees).
 """
 from __future__ import annotations
 
@@ -23,14 +28,18 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from ..deadline import Deadline
-from ..errors import SolverError, StormcfError, VerificationFailure
+from ..errors import OptionError, SolverError, StormcfError, VerificationFailure
 from ..interrupt import Interrupted
+from ..limits import require_memory
 from ..model import ExplicitModel, RewardModel, disjoint_union
+from ..run import Run
 from ..verify import Check, check_model_states
+from .data import LabelledAgents, frequency_filter, generate, generate_grouped, split
 from .engines import DEFAULT_METHOD, RMIN, EngineSolution, agent_transitions, close, lp_bound, run_engine
+from .learn import TrainingSettings, augment, evaluate, exact_match, train
+from .pipeline import DataSetProblem, EvaluationProblem, TrainingProblem
 from .problem import SetCoverProblem
-from .result import SetCoverResult
+from .result import DataSetResult, EvaluationResult, SetCoverResult, TrainingResult
 from .space import STATE_LIMIT
 
 #: the plan's cost on the DTMC it induces
@@ -38,25 +47,26 @@ PLAN_COST = 'R{"cost"}=? [F "goal"]'
 
 
 def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True,
-                   deadline: Deadline | None = None) -> SetCoverResult:
+                   solver: str = "auto", *, run: Run | None = None, time_limit: float | None = None) -> SetCoverResult:
     """The optimal counterfactual explanation of one agent (or the greedy baseline's), checked by Storm within
-    ``deadline`` (default: the active one)."""
-    result, = solve_setcovers([problem], method, verify, deadline)
+    ``run`` (or a new one of ``time_limit`` seconds); ``solver`` solves the programmes (the ``milp`` engine, LP
+    bounds)."""
+    result, = solve_setcovers([problem], method, verify, solver, run=run, time_limit=time_limit)
     if isinstance(result, BaseException):
         raise result
     return result
 
 
 def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_METHOD, verify: bool = True,
-                    deadline: Deadline | None = None
+                    solver: str = "auto", *, run: Run | None = None, time_limit: float | None = None
                     ) -> list[SetCoverResult | StormcfError | VerificationFailure | Interrupted]:
     """The optimal counterfactual explanations of many agents (any instances), each checked by Storm as
     :func:`solve_setcover` checks one, with one Storm call for the optima of all of them and one for all plans
     (module docs). An agent the engine cannot solve, or whose answer Storm refutes, gets its error instead of a
-    result; the others are not affected. Agents not reached within ``deadline`` (default: the active one) get
+    result; the others are not affected. Agents not reached within ``run`` (or ``time_limit`` seconds) get
     :class:`~stormcf.errors.TimeLimitReached` (or :class:`~stormcf.interrupt.Interrupted`); when it runs out during
     Storm's certificate, that error is raised."""
-    deadline = deadline if deadline is not None else Deadline.current()
+    deadline = Run.of(run, time_limit)
     outcomes: list = [None] * len(problems)
     solved = []
     with deadline.active():
@@ -64,8 +74,8 @@ def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_M
             start = time.perf_counter()
             try:
                 deadline.check(f"the {method} engine")
-                solution = EngineSolution((), (), 0.0, True, True) if problem.positive else run_engine(problem,
-                                                                                                       method)
+                solution = (EngineSolution((), (), 0.0, True, True) if problem.positive
+                            else run_engine(problem, method, solver, deadline))
                 deadline.check(f"the {method} engine")
             except (StormcfError, Interrupted) as err:
                 outcomes[k] = err
@@ -74,8 +84,11 @@ def solve_setcovers(problems: Sequence[SetCoverProblem], method: str = DEFAULT_M
         if verify:
             _certify_optima(solved, method)
             _certify_plans([agent for agent in solved if agent.solution.feasible])
-    for agent in solved:
-        outcomes[agent.index] = agent.result(method, verify)
+        for agent in solved:
+            try:
+                outcomes[agent.index] = agent.result(method, verify, solver)
+            except (StormcfError, Interrupted) as err:      # the LP bound of a suboptimal answer
+                outcomes[agent.index] = err
     return outcomes
 
 
@@ -98,7 +111,7 @@ class _Agent:
         except VerificationFailure as err:
             self.error = self.error or err
 
-    def result(self, method: str, verify: bool) -> SetCoverResult | VerificationFailure:
+    def result(self, method: str, verify: bool, solver: str) -> SetCoverResult | VerificationFailure:
         if self.error is not None:
             return self.error
         problem, solution = self.problem, self.solution
@@ -107,7 +120,7 @@ class _Agent:
         if not verify and not solution.optimal:
             self.notes.append("not checked by Storm (verify=False)")
         status = _status(problem, solution, cost, optimum)
-        lower = lp_bound(problem) if status == "suboptimal" and optimum is None else None
+        lower = lp_bound(problem, solver) if status == "suboptimal" and optimum is None else None
         if problem.instance.stochastic:
             self.notes.append("stochastic effects: the cost is the expected cost of repeating each action until it "
                               "succeeds")
@@ -199,3 +212,86 @@ def plan_dtmc(problem: SetCoverProblem, plan: tuple[int, ...]) -> ExplicitModel:
     return ExplicitModel(P, np.arange(k + 2), choice_actions, actions, {"goal": inst.is_positive(states)},
                          valuations, {"cost": RewardModel("cost", choice=reward)}, 0, model_type="dtmc",
                          source=f"plan of agent {problem.agent_text()}")
+
+
+# ======================================================================================== the learning pipeline
+#: the share of the time left that training may use, so that the held-out test and saving the best epoch fit in
+#: the limit
+TRAINING_SHARE = 0.95
+
+
+def generate_data(problem: DataSetProblem, *, run: Run | None = None, time_limit: float | None = None
+                  ) -> DataSetResult:
+    """The data set of ``problem`` (:func:`~.data.generate`, :func:`~.data.generate_grouped`), labelled within
+    ``run`` (or a new one of ``time_limit`` seconds; :class:`~stormcf.errors.TimeLimitReached` names the phase it
+    ran out in)."""
+    run = Run.of(run, time_limit)
+    p = problem
+    with run.active():
+        if p.groups is not None:
+            data = generate_grouped(p.groups, p.n, p.actions, p.p_f, p.draws, p.costs, p.thresholds, p.method,
+                                    p.max_size, p.seed, p.solver, run=run)
+        else:
+            data = generate(p.n, p.actions, p.p_f, p.p_a, p.draws, p.costs, p.thresholds, p.method, p.max_size,
+                            p.seed, p.solver, run=run)
+    return DataSetResult(problem, data, dict(data.info["timings"]))
+
+
+def train_generator(problem: TrainingProblem, *, run: Run | None = None, time_limit: float | None = None
+                    ) -> TrainingResult:
+    """Train the generator of ``problem`` within ``run`` (or a new one of ``time_limit`` seconds) and measure its
+    exact match on the held-out agents: the frequency filter, the held-out split, the augmentation of the training
+    split, then training with :data:`TRAINING_SHARE` of the time left. Training stopped by the time limit or the
+    run's stop request keeps its best epoch (status ``interrupted`` for a stop); before its first epoch it raises
+    :class:`~stormcf.errors.TimeLimitReached` (or :class:`~stormcf.interrupt.Interrupted`), as the augmentation
+    does."""
+    run = Run.of(run, time_limit)
+    with run.active():
+        return _train(problem, run)
+
+
+def _train(problem: TrainingProblem, run: Run) -> TrainingResult:
+    timings: dict[str, float] = {}
+    clock = time.perf_counter()
+    data = frequency_filter(problem.data, problem.min_frequency) if problem.min_frequency else problem.data
+    train_set, test_set = split(data, problem.test, problem.seed)
+    if problem.augment:
+        train_set = augment(train_set, problem.augment, seed=problem.seed, run=run)
+    timings["data"] = time.perf_counter() - clock
+    if problem.generator == "knn" and problem.k is not None and problem.k > len(train_set):
+        raise OptionError(f"--k {problem.k}: only {len(train_set)} training agents to take neighbours from")
+    if problem.training is not None:
+        _require_network_memory(problem.training, train_set)
+    clock = time.perf_counter()
+    generator = train(problem.generator, train_set, problem.training, k=problem.k,
+                      run=run.sub(fraction=TRAINING_SHARE))
+    timings["training"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    with run.activity(f"the exact match on the {len(test_set):,} held-out agents"):
+        held_out = exact_match(generator, test_set)
+    timings["test"] = time.perf_counter() - clock
+    generator.info.update(data=problem.source, min_frequency=problem.min_frequency, augment=problem.augment,
+                          test_exact_match=held_out["exact_match"])
+    return TrainingResult(problem, generator, test_set, held_out, run.limit, timings)
+
+
+def _require_network_memory(settings: TrainingSettings, train_set: LabelledAgents) -> None:
+    """Refuse a network that does not fit in memory: its weights, their gradients and Adam's two moments, the
+    activations of a batch (float64 bounds) and the trained networks of an ensemble (float32)."""
+    instance = train_set.instance
+    layers = [instance.n_features, *settings.hidden, max(instance.n_actions, len(set(train_set.actions)))]
+    weights = sum(a * b for a, b in zip(layers, layers[1:]))
+    require_memory(8.0 * (4 * weights + settings.batch_size * sum(layers)) + 4.0 * weights * settings.ensemble,
+                   f"a network of {weights:,} weights (--hidden)")
+
+
+def evaluate_generator(problem: EvaluationProblem, *, run: Run | None = None, time_limit: float | None = None
+                       ) -> EvaluationResult:
+    """The metrics of the generator on the agents of ``problem`` (:func:`~.learn.evaluate`) within ``run`` (or a
+    new one of ``time_limit`` seconds), which bounds the guarantees."""
+    run = Run.of(run, time_limit)
+    clock = time.perf_counter()
+    with run.active():
+        metrics = evaluate(problem.generator, problem.agents, problem.top_k, problem.certify, problem.solver,
+                           run=run)
+    return EvaluationResult(problem, metrics, {"evaluation": time.perf_counter() - clock})

@@ -25,6 +25,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from ..deadline import Deadline
 from ..errors import SolverError
 from ..limits import require_memory
 from ..model import ExplicitModel, RewardModel
@@ -41,6 +42,17 @@ EXPANSION_CHUNK = 1 << 22
 CODE_LIMIT = 2 ** 62
 #: spaces of at most this many codes are searched and indexed with dense tables (a mask and an int32 table)
 DENSE_LIMIT = 2 ** 24
+
+
+class SpaceTooLarge(SolverError):
+    """The projected state space of an instance has too many states to encode (:data:`CODE_LIMIT`); ``advice`` says
+    what to do instead."""
+
+    def __init__(self, space: StateSpace, advice: str) -> None:
+        self.space = space
+        digits = float(np.log10(space.radix.astype(float)).sum())           # the size may overflow a float
+        super().__init__(f"the projected state space of {space.features.size} changeable features (of "
+                         f"{space.instance.n_features}) has about 10^{digits:.0f} states, too many to encode; {advice}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,8 +76,7 @@ class StateSpace:
         low = np.minimum(np.asarray(X, dtype=np.int64), caps).min(axis=0)
         space = cls(instance, np.flatnonzero(low < caps), np.asarray(available, dtype=bool))
         if space.size >= CODE_LIMIT:
-            raise SolverError(f"the projected state space has {space.size:.3g} states, "
-                              f"too many to encode; use the branch-and-bound or MILP engine (method bnb or milp)")
+            raise SpaceTooLarge(space, "use fewer features or the branch-and-bound or MILP engine (method bnb or milp)")
         return space
 
     # ------------------------------------------------------------------------------------------------ encoding
@@ -143,8 +154,9 @@ class StateSpace:
         return out
 
     # ------------------------------------------------------------------------------------------------ graph
-    def reachable(self, sources: np.ndarray, limit: int = STATE_LIMIT) -> "Transitions":
-        """The states reachable from the codes ``sources`` and the successor table (breadth-first, by frontier).
+    def reachable(self, sources: np.ndarray, limit: int = STATE_LIMIT, run: Deadline | None = None) -> "Transitions":
+        """The states reachable from the codes ``sources`` and the successor table (breadth-first, by frontier;
+        ``run``, when given, is checked between chunks).
 
         At most ``limit`` states and :data:`CHOICE_LIMIT` state-action pairs (the tables of :class:`Transitions`
         hold about 26 bytes per pair); each frontier is expanded in chunks of :data:`EXPANSION_CHUNK` pairs, so the
@@ -163,6 +175,8 @@ class StateSpace:
             found: list[np.ndarray] = []
             pending = 0                                   # new codes found in this level so far (an upper bound)
             for start in range(0, frontier.size, rows):
+                if run is not None:
+                    run.check("the search of reachable states")
                 part = frontier[start:start + rows]
                 nxt = np.unique(np.where(self.enabled(part), self.successors(part), part[:, None]))
                 if self.dense:

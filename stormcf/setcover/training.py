@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import sys
 import time
 from dataclasses import replace
 from typing import Iterator
@@ -35,11 +34,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from .. import console, interrupt
-from ..console import progress
 from ..deadline import Deadline
-from ..interrupt import Interrupted
 from ..errors import TimeLimitReached
+from ..interrupt import Interrupted
+from ..run import Run
 from .data import LabelledAgents
 from .learn import FA_SLOTS, Decoder, Ensemble, Generator, GeneratorError, Network, TrainingSettings, fa_targets
 
@@ -228,7 +226,7 @@ def deterministic(settings: TrainingSettings) -> Iterator[torch.Generator]:
         torch.use_deterministic_algorithms(was_deterministic)
 
 
-def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: Deadline,
+def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: Run,
         watch: LabelledAgents | None = None) -> Generator:
     """Train a network generator (see the module docstring); ``info`` records the epochs, the best epoch, why
     training stopped (``early stopping``, ``epochs``, ``time limit``, ``interrupted``) and the learning curve.
@@ -253,16 +251,16 @@ def fit(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: D
             break
         if deadline.expired:
             break
-    return _ensemble(members, settings, time.perf_counter() - start)
+    return _ensemble(members, settings, time.perf_counter() - start, deadline.interrupted)
 
 
-def _ensemble(members: list[Generator], settings: TrainingSettings, seconds: float) -> Generator:
+def _ensemble(members: list[Generator], settings: TrainingSettings, seconds: float, interrupted: bool) -> Generator:
     """The generator averaging ``members``; why it stopped: the first time limit or interrupt among them, one if
     fewer networks than asked were trained, else the last network's reason."""
     gen = members[0]
     gen.network = Ensemble(tuple(m.network for m in members)) if len(members) > 1 else gen.network
     reasons = [m.info["stopped"] for m in members]
-    cut = "interrupted" if interrupt.requested() else "time limit"
+    cut = "interrupted" if interrupted else "time limit"
     stopped = next((r for r in reasons if r in ("interrupted", "time limit")),
                    cut if len(members) < settings.ensemble else reasons[-1])
     facts = [{key: m.info[key] for key in ("epochs", "best_epoch", "validation_exact_match", "stopped", "seconds")}
@@ -274,7 +272,7 @@ def _ensemble(members: list[Generator], settings: TrainingSettings, seconds: flo
     return gen
 
 
-def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: Deadline,
+def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, deadline: Run,
                  watch: LabelledAgents | None, label: str = "") -> Generator:
     """One network (see :func:`fit`)."""
     start = time.perf_counter()
@@ -290,7 +288,7 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
         schedule = OneCycle(optimiser, settings.learning_rate, settings.epochs * len(batches), deadline)
         train_rows = torch.from_numpy(train_rows)
         best, best_epoch, best_score, history, stopped, warm_end = None, 0, -1.0, [], "epochs", 0
-        with progress(total=settings.epochs, desc=f"training {kind}{label}", unit="epoch") as bar:
+        with deadline.progress(total=settings.epochs, desc=f"training {kind}{label}", unit="epoch") as bar:
             for epoch in range(1, settings.epochs + 1):
                 task.model.train()
                 order = train_rows[torch.randperm(len(train_rows), generator=rng)]
@@ -322,7 +320,7 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
                     best, best_epoch, best_score = gen, epoch, score
                 bar.update(1)
                 bar.set_postfix(loss=f"{point['loss']:.4f}", validation=f"{score:.4f}")
-                _say(kind + label, point, settings.epochs, best_epoch)
+                _say(deadline, kind + label, point, settings.epochs, best_epoch)
                 if schedule.last < OneCycle.WARM:
                     warm_end = epoch
                 elif epoch - max(best_epoch, warm_end) >= settings.patience:
@@ -331,7 +329,7 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
     if best is None:
         if stopped == "interrupted":
             raise Interrupted
-        raise TimeLimitReached(f"the time limit was reached before the first epoch of the {kind} generator "
+        raise TimeLimitReached(f"{deadline.limit} was reached before the first epoch of the {kind} generator "
                                f"finished; nothing was saved")
     best.info.update(epochs=len(history), best_epoch=best_epoch, validation_exact_match=best_score,
                      stopped=stopped, seconds=time.perf_counter() - start, train_agents=len(train_rows),
@@ -365,16 +363,9 @@ def _settings_dict(settings: TrainingSettings) -> dict:
     return out
 
 
-def _say(kind: str, point: dict, epochs: int, best: int) -> None:
+def _say(run: Run, kind: str, point: dict, epochs: int, best: int) -> None:
     """With -v and no terminal for the progress bar: one line per epoch on stderr."""
-    if console.verbosity() >= console.VERBOSE and not _terminal():
-        print(f"stormcf: training {kind}: epoch {point['epoch']}/{epochs}, loss {point['loss']:.4f}, validation "
-              f"exact match {point['validation_exact_match']:.4f} (best epoch {best}), {point['seconds']:.1f} s",
-              file=sys.stderr, flush=True)
-
-
-def _terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):
-        return False
+    if run.solver_logs and run.reporter.lines:
+        run.reporter.say(f"training {kind}: epoch {point['epoch']}/{epochs}, loss {point['loss']:.4f}, validation "
+                         f"exact match {point['validation_exact_match']:.4f} (best epoch {best}), "
+                         f"{point['seconds']:.1f} s")

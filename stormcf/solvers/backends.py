@@ -1,16 +1,23 @@
-"""Solver back ends with one interface: ``backend.solve(formulation, time_limit) -> SolverOutcome``.
+"""Solver back ends with one interface: ``backend.solve(formulation, time_limit) -> SolverOutcome``, and
+:func:`solve`, the one entry point for every programme: the solver chosen by name (:data:`SOLVERS`), the time limit
+what is left of the active :class:`~stormcf.run.Run` unless given.
 
-- :class:`GurobiBackend`: gurobipy, non-convex MIQCQP (``NonConvex=2``). The pip wheel carries a size-limited
-  licence (about 2,000 variables and constraints); :class:`LicenceLimitError` says so when an instance is larger.
-- :class:`ScipBackend`: PySCIPOpt, open source, no size limit, spatial branch-and-bound for bilinear constraints; run
-  in a child process (a SCIP crash or overrun cannot take the command down).
-- :class:`HighsBackend`: highspy (or scipy's HiGHS, always installed), linear programmes only (the d0 MILP), no
-  size limit.
+- :class:`GurobiBackend`: gurobipy, in this process, non-convex MIQCQP (``NonConvex=2``). The pip wheel carries a
+  size-limited licence (about 2,000 variables and constraints); :class:`LicenceLimitError` says so when an instance
+  is larger (never a fallback to another solver).
+- :class:`ScipBackend`: PySCIPOpt, open source, no size limit, spatial branch-and-bound for bilinear constraints; in
+  a child process (a SCIP crash or overrun cannot take the command down), except for small LPs (no integer
+  variables, fewer than :data:`CHILD_PROCESS_SIZE` variables: a child costs 30 times their solve).
+- :class:`HighsBackend`: highspy (or scipy's HiGHS, always installed), linear programmes only (LPs and MILPs), no
+  size limit; in this process below :data:`CHILD_PROCESS_SIZE` variables.
 
-All run on one thread with a relative gap of 5e-5 (:data:`MIP_GAP`) and the formulation's feasibility tolerance
-(1e-4·γ, between 1e-9 and 1e-6: :func:`programs.tolerance`; the encodings' answers are re-checked by Storm anyway).
-Status: ``optimal``; ``suboptimal`` (a solution, not proven optimal: time or solution limit); ``infeasible``;
-``timeout`` (no solution within the limit); ``crashed`` (the solver's child process died).
+All run on one thread with the formulation's relative optimality gap (5e-5 by default, :data:`MIP_GAP`; set cover
+asks for 1e-10) and feasibility tolerance (1e-6 by default; the counterfactual encodings': 1e-4·γ, between 1e-9
+and 1e-6, :func:`programs.tolerance`).
+Status: ``optimal`` (proven, within the gap); ``suboptimal`` (a solution, not proven optimal: a time or solution
+limit, or the user's request); ``infeasible``; ``unbounded``; ``timeout`` (no solution within the limit);
+``crashed`` (the solver's child process died); ``failed`` (the solver stopped for another reason, named in
+``note``; its solution, if any, is not proven feasible).
 """
 from __future__ import annotations
 
@@ -25,19 +32,17 @@ from pathlib import Path
 import numpy as np
 
 from .. import interrupt
-from ..console import activity, solver_logs
-from ..errors import SolverError
+from ..errors import SolverError, TimeLimitReached
+from ..run import Run
 from . import worker
 from .formulation import Formulation
 
-#: relative optimality gap the back ends stop at: half of the 1e-4 (Gurobi's default, which the paper used) at which
-#: the counterfactual certificate calls a strategy optimal, because a solver measures its gap from its own incumbent,
-#: which Storm may reject (then the certified incumbent is a repaired, slightly farther strategy)
-MIP_GAP = 5e-5
 #: seconds a solver in a child process stops before its time limit (at most 10% of it), to return its best solution
 KILL_GRACE = 5.0
-#: HiGHS runs in a child process from this many variables on
+#: HiGHS runs in a child process from this many variables on (SCIP from this many, and on every MILP and MIQCQP)
 CHILD_PROCESS_SIZE = 10_000
+#: the solvers by name; ``auto``: HiGHS for linear programmes, Gurobi (else SCIP) for bilinear ones
+SOLVERS = ("auto", "highs", "scip", "gurobi")
 
 
 class LicenceLimitError(SolverError):
@@ -57,6 +62,24 @@ class SolverOutcome:
     note: str | None = None
 
     @property
+    def optimal(self) -> bool:
+        """Whether the solver proved ``x`` optimal (within the formulation's relative gap)."""
+        return self.status == "optimal"
+
+    def proven(self, what: str) -> SolverOutcome:
+        """This outcome when the solver proved its answer (``optimal`` or ``infeasible``). A solve its time limit
+        stopped raises :class:`~stormcf.errors.TimeLimitReached` (:class:`~stormcf.interrupt.Interrupted` when the
+        user asked to stop), any other end a :class:`SolverError` naming the status; ``what`` names the programme
+        in these messages."""
+        if self.status in ("optimal", "infeasible"):
+            return self
+        if self.status in ("suboptimal", "timeout"):
+            Run.current().check(what)
+            raise TimeLimitReached(f"{self.backend} reached its time limit before it solved {what}")
+        why = f": {self.note}" if self.note else ""
+        raise SolverError(f"{self.backend} did not solve {what} (status {self.status}{why})")
+
+    @property
     def gap(self) -> float | None:
         if self.objective is None or self.bound is None:
             return None
@@ -74,7 +97,7 @@ def _split_rows(f: Formulation):
 class GurobiBackend:
     name = "gurobi"
 
-    def start(self, f: Formulation, time_limit: float, child: bool = False) -> "Job":
+    def start(self, f: Formulation, time_limit: float, child: bool = False) -> Job:
         return Job(self.solve(f, time_limit))
 
     def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
@@ -85,7 +108,7 @@ class GurobiBackend:
         t0 = time.perf_counter()
         try:
             with gp.Env(empty=True) as env:
-                env.setParam("OutputFlag", int(solver_logs()))
+                env.setParam("OutputFlag", int(Run.current().solver_logs))
                 env.start()
                 with gp.Model(env=env) as m:
                     return self._run(gp, m, f, time_limit, t0)
@@ -101,7 +124,7 @@ class GurobiBackend:
 
     def _run(self, gp, m, f: Formulation, time_limit: float, t0: float) -> SolverOutcome:
         GRB = gp.GRB
-        x = m.addMVar(f.n_vars, lb=f.lb, ub=f.ub, vtype=np.where(f.binary, GRB.BINARY, GRB.CONTINUOUS))
+        x = m.addMVar(f.n_vars, lb=f.lb, ub=f.ub, vtype=np.where(f.integer, GRB.INTEGER, GRB.CONTINUOUS))
         for A, rhs, sense in _split_rows(f):
             m.addMConstr(A, x, sense, rhs)
         xs = x.tolist()
@@ -125,24 +148,40 @@ class GurobiBackend:
         if f.start is not None:
             x.Start = np.where(np.isnan(f.start), GRB.UNDEFINED, f.start)
         p = m.Params
-        p.NonConvex, p.TimeLimit, p.Threads = 2, max(time_limit, 0.01), 1
-        p.MIPGap, p.FeasibilityTol, p.IntFeasTol = MIP_GAP, max(f.tolerance, 1e-9), max(f.tolerance, 1e-9)
-        m._stopped = False
-        with activity(f"Gurobi, {f.n_vars} variables"), interrupt.deferred_signals():
-            m.optimize(_stop_when_asked)
-        if m.Status == GRB.INTERRUPTED and not m._stopped:     # Gurobi caught the user's Ctrl-C itself
-            interrupt.caught_elsewhere()
-        has = m.SolCount > 0
-        status = {GRB.OPTIMAL: "optimal", GRB.INFEASIBLE: "infeasible", GRB.INF_OR_UNBD: "infeasible"}.get(m.Status)
-        if status is None:
+        p.NonConvex, p.TimeLimit, p.Threads = 2, min(max(time_limit, 0.01), GRB.INFINITY), 1
+        p.MIPGap, p.FeasibilityTol, p.IntFeasTol = f.gap, max(f.tolerance, 1e-9), max(f.tolerance, 1e-9)
+        _optimize(GRB, m, f)
+        if m.Status == GRB.INF_OR_UNBD:     # presolve's dual reductions left it open: decide which
+            p.DualReductions = 0
+            _optimize(GRB, m, f)
+        status = _gurobi_status(GRB, m.Status)
+        has = m.SolCount > 0 and status not in ("infeasible", "unbounded")
+        if status == "limit":
             status = "suboptimal" if has else "timeout"
         bound = None
-        if m.IsMIP or m.IsQCP:
-            bound = float(m.ObjBound) if status in ("optimal", "suboptimal", "timeout") else None
+        if (m.IsMIP or m.IsQCP) and status in ("optimal", "suboptimal", "timeout"):
+            bound = float(m.ObjBound)
         elif status == "optimal":
             bound = float(m.ObjVal)
+        note = None if status != "failed" else f"Gurobi stopped with the status code {m.Status}"
         return SolverOutcome(status, np.array(x.X) if has else None, float(m.ObjVal) if has else None,
-                             bound, time.perf_counter() - t0, self.name)
+                             bound, time.perf_counter() - t0, self.name, note)
+
+
+def _optimize(GRB, m, f: Formulation) -> None:
+    m._stopped = False
+    with Run.current().activity(f"Gurobi, {f.n_vars} variables"), interrupt.deferred_signals():
+        m.optimize(_stop_when_asked)
+    if m.Status == GRB.INTERRUPTED and not m._stopped:     # Gurobi caught the user's Ctrl-C itself
+        interrupt.caught_elsewhere()
+
+
+def _gurobi_status(GRB, code: int) -> str:
+    """Gurobi's status code in the solver layer's words (``limit``: stopped with or without a solution)."""
+    limits = (GRB.TIME_LIMIT, GRB.SOLUTION_LIMIT, GRB.INTERRUPTED, GRB.NODE_LIMIT, GRB.ITERATION_LIMIT,
+              GRB.USER_OBJ_LIMIT, GRB.WORK_LIMIT, GRB.MEM_LIMIT, GRB.SUBOPTIMAL)
+    words = {GRB.OPTIMAL: "optimal", GRB.INFEASIBLE: "infeasible", GRB.UNBOUNDED: "unbounded"}
+    return words.get(code, "limit" if code in limits else "failed")
 
 
 def _stop_when_asked(model, where) -> None:
@@ -162,7 +201,7 @@ def pack(f: Formulation, time_limit: float, no_nlp: bool = False) -> dict[str, n
     obj_i, obj_j, obj_w = f.objective_quadratic if f.objective_quadratic is not None else empty
     A = f.A.tocsr()
     sizes = lambda parts: np.concatenate([[0], np.cumsum([p.size for p in parts])]).astype(np.int64)  # noqa: E731
-    return {"lb": f.lb, "ub": f.ub, "binary": f.binary, "A_indptr": A.indptr.astype(np.int64),
+    return {"lb": f.lb, "ub": f.ub, "integer": f.integer, "A_indptr": A.indptr.astype(np.int64),
             "A_indices": A.indices.astype(np.int64), "A_data": A.data, "lhs": f.lhs, "rhs": f.rhs, "c": f.c,
             "offset": np.float64(f.offset), "q_ptr": sizes([q.q_val for q in quad]),
             "q_i": cat([q.q_i for q in quad], np.int64), "q_j": cat([q.q_j for q in quad], np.int64),
@@ -174,8 +213,9 @@ def pack(f: Formulation, time_limit: float, no_nlp: bool = False) -> dict[str, n
             "obj_q_val": np.asarray(obj_w, dtype=float),
             "cutoff": np.float64(np.inf if f.objective_cutoff is None else f.objective_cutoff),
             "start": np.zeros(0) if f.start is None else np.asarray(f.start, dtype=float),
-            "time_limit": np.float64(time_limit), "gap": np.float64(MIP_GAP),
-            "feastol": np.float64(f.tolerance), "no_nlp": np.bool_(no_nlp), "verbose": np.bool_(solver_logs())}
+            "time_limit": np.float64(time_limit), "gap": np.float64(f.gap),
+            "feastol": np.float64(f.tolerance), "no_nlp": np.bool_(no_nlp),
+            "verbose": np.bool_(Run.current().solver_logs)}
 
 
 class Job:
@@ -214,8 +254,9 @@ class ChildJob(Job):
         command = [sys.executable, str(Path(__file__).with_name("worker.py")), solver, str(source),
                    str(self._target), str(self._progress)]
         # the solver's log (with -v) goes to the inherited stdout, which the command line routes to stderr
+        logs = Run.current().solver_logs
         with interrupt.signals_blocked():
-            self._process = subprocess.Popen(command, stdout=None if solver_logs() else subprocess.DEVNULL,
+            self._process = subprocess.Popen(command, stdout=None if logs else subprocess.DEVNULL,
                                              stderr=subprocess.PIPE, text=True, preexec_fn=interrupt.die_with_parent)
         interrupt.track_child(self._process.pid)
 
@@ -239,7 +280,8 @@ class ChildJob(Job):
     def raw(self) -> dict:
         """The worker's arrays, or ``{status, note}`` when it crashed or had to be stopped."""
         try:
-            with activity(f"{self.solver.upper() if self.solver == 'scip' else 'HiGHS'}, {self.size} variables"):
+            name = self.solver.upper() if self.solver == "scip" else "HiGHS"
+            with Run.current().activity(f"{name}, {self.size} variables"):
                 stderr = self._wait()
         except BaseException:                   # Ctrl-C or SIGTERM in the parent: the child stops with it
             self.cancel()
@@ -284,25 +326,31 @@ class ChildJob(Job):
 
 
 def _outcome(raw: dict, seconds: float, name: str) -> SolverOutcome:
+    """The worker's answer (:mod:`worker`: ``limit`` for a stop with or without a solution) as an outcome."""
     x = raw.get("x")
     status = raw["status"]
-    if status not in ("optimal", "infeasible", "crashed"):
+    if status in ("limit", "timeout"):
         status = "suboptimal" if x is not None else "timeout"
-    bound = float(raw["bound"]) if "bound" in raw and status != "infeasible" else None
+    bound = float(raw["bound"]) if "bound" in raw and status not in ("infeasible", "unbounded", "failed") else None
     objective = float(raw["objective"]) if "objective" in raw else None
     return SolverOutcome(status, x, objective, bound, seconds, name, note=raw.get("note"))
 
 
 class ScipBackend:
-    """SCIP, always in a child process (:mod:`worker`). A crash is retried once without SCIP's NLP
-    heuristics (their Ipopt interface is where SCIP 10 corrupts its heap on some bilinear programmes)."""
+    """SCIP in a child process (:mod:`worker`), or in this process for a small LP (no integer variables, fewer than
+    :data:`CHILD_PROCESS_SIZE` variables) unless ``child`` is asked: an LP needs no branch and bound that the user's
+    request to stop would have to end, and none of SCIP's NLP heuristics. A crash in the child is retried once
+    without the NLP heuristics (their Ipopt interface is where SCIP 10 corrupts its heap on some bilinear
+    programmes)."""
 
     name = "scip"
 
-    def start(self, f: Formulation, time_limit: float, child: bool = True) -> Job:
+    def start(self, f: Formulation, time_limit: float, child: bool = False) -> Job:
         if importlib.util.find_spec("pyscipopt") is None:
             raise SolverError("PySCIPOpt is not installed (pip install pyscipopt)")
-        return _ScipJob(f, time_limit)
+        if child or not f.is_linear or f.integer.any() or f.n_vars >= CHILD_PROCESS_SIZE:
+            return _ScipJob(f, time_limit)
+        return _in_process(self.name, f, time_limit)
 
     def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
         return self.start(f, time_limit).result()
@@ -339,11 +387,17 @@ class HighsBackend:
                               "constraints: use SCIP or Gurobi")
         if child or f.n_vars >= CHILD_PROCESS_SIZE:
             return ChildJob("highs", f, time_limit)
-        t0 = time.perf_counter()
-        return Job(_outcome(worker.solve("highs", pack(f, time_limit)), time.perf_counter() - t0, self.name))
+        return _in_process(self.name, f, time_limit)
 
     def solve(self, f: Formulation, time_limit: float) -> SolverOutcome:
         return self.start(f, time_limit).result()
+
+
+def _in_process(solver: str, f: Formulation, time_limit: float) -> Job:
+    """:mod:`worker` in this process: the finished solve."""
+    t0 = time.perf_counter()
+    raw = worker.solve(solver, pack(f, time_limit), in_process=True)
+    return Job(_outcome(raw, time.perf_counter() - t0, solver))
 
 
 BACKENDS = {"gurobi": GurobiBackend, "scip": ScipBackend, "highs": HighsBackend}
@@ -359,4 +413,23 @@ def backend(name: str):
     try:
         return BACKENDS[name]()
     except KeyError:
-        raise SolverError(f"unknown solver '{name}' (solvers: auto, {', '.join(BACKENDS)})") from None
+        raise SolverError(f"unknown solver '{name}' (solvers: {', '.join(SOLVERS)})") from None
+
+
+def chosen(solver: str, linear: bool) -> str:
+    """The back end's name for the choice ``solver`` (:data:`SOLVERS`) on a linear programme or not: ``auto`` is
+    HiGHS for a linear programme, Gurobi (when installed) else SCIP for a bilinear one."""
+    if solver != "auto":
+        return solver
+    if linear:
+        return "highs"
+    return "gurobi" if available("gurobi") else "scip"
+
+
+def solve(f: Formulation, solver: str = "auto", time_limit: float | None = None) -> SolverOutcome:
+    """Solve the programme ``f`` with the solver chosen by name (:data:`SOLVERS`) within ``time_limit`` seconds
+    (default: what is left of the active :class:`~stormcf.run.Run`). Raises :class:`SolverError` for an
+    unknown or missing solver and :class:`LicenceLimitError` when ``f`` is too large for Gurobi's licence; a solve
+    stopped by its time limit is ``suboptimal`` or ``timeout``, never ``optimal``."""
+    limit = Run.current().budget() if time_limit is None else max(time_limit, 0.01)
+    return backend(chosen(solver, f.is_linear)).solve(f, limit)

@@ -6,8 +6,10 @@ process, so that a crash inside the solver (SCIP 10's NLP heuristics abort the p
 some bilinear programmes) or a solve that overruns its time limit cannot take the command down with it: the parent
 kills the child when the command's deadline has passed and keeps the answers it already has. The script imports
 only numpy and the solver (not stormcf), so it starts quickly. Input and output are ``numpy.savez`` archives of
-the arrays of :func:`backends.pack`; the output holds ``status`` (``optimal``, ``infeasible`` or the solver's own
-word for a stop), ``x`` and ``objective`` when a solution was found, ``bound`` and ``seconds``.
+the arrays of :func:`backends.pack`; the output holds ``status`` in the solver layer's words (``optimal``,
+``infeasible``, ``unbounded``, ``limit``: stopped by a time, solution or node limit or the user's request, or
+``failed``: stopped for another reason, with the solver's own word in ``note``), ``x`` and ``objective`` when a
+solution was found, ``bound`` and ``seconds``.
 With the optional fourth argument, HiGHS writes every bound it proves on a MILP to that text file while it runs, so
 that a solve the parent has to stop still yields its bound.
 """
@@ -32,22 +34,33 @@ def _constraint(model, expr, lhs: float, rhs: float) -> None:
         model.addCons(expr <= float(rhs))
 
 
-def solve(solver: str, data: dict, progress: str | None = None) -> dict:
+#: SCIP's words for a stop at a limit (time, solutions, nodes, memory) or at the user's request
+SCIP_LIMITS = frozenset({"timelimit", "userinterrupt", "sollimit", "bestsollimit", "nodelimit", "totalnodelimit",
+                         "stallnodelimit", "memlimit", "restartlimit", "primallimit", "duallimit"})
+
+
+def solve(solver: str, data: dict, progress: str | None = None, in_process: bool = False) -> dict:
     """Run ``solver`` (``"scip"`` or ``"highs"``) on the packed formulation ``data``; HiGHS writes its proven bound
-    to the file ``progress`` each time it rises (:func:`_report_bounds`)."""
-    return _scip(data) if solver == "scip" else _highs(data, progress)
+    to the file ``progress`` each time it rises (:func:`_report_bounds`). ``in_process``: SCIP leaves Ctrl-C to
+    the caller's handler (in a child process it stops its solve itself)."""
+    return _scip(data, catch_ctrl_c=not in_process) if solver == "scip" else _highs(data, progress)
 
 
-def _scip(data: dict) -> dict:
+def _failed(out: dict, word: str) -> dict:
+    """``out`` with the status ``failed`` and the solver's own word for it."""
+    return {**out, "status": "failed", "note": f"the solver stopped with the status '{word}'"}
+
+
+def _scip(data: dict, catch_ctrl_c: bool = True) -> dict:
     from pyscipopt import Model, quicksum
 
     start = time.perf_counter()
     m = Model()
     if not data["verbose"]:
         m.hideOutput()
-    lb, ub, binary = data["lb"], data["ub"], data["binary"]
-    xs = [m.addVar(lb=float(lb[i]), ub=float(ub[i]) if np.isfinite(ub[i]) else None, vtype="B" if binary[i] else "C")
-          for i in range(lb.size)]
+    lb, ub, integer = data["lb"], data["ub"], data["integer"]
+    xs = [m.addVar(lb=float(lb[i]) if np.isfinite(lb[i]) else None, ub=float(ub[i]) if np.isfinite(ub[i]) else None,
+                   vtype="I" if integer[i] else "C") for i in range(lb.size)]
     indptr, indices, values = data["A_indptr"], data["A_indices"], data["A_data"]
     for r in range(indptr.size - 1):
         lo, hi = indptr[r], indptr[r + 1]
@@ -74,10 +87,11 @@ def _scip(data: dict) -> dict:
     if np.isfinite(data["cutoff"]):
         m.addCons(objective <= float(data["cutoff"]))
         m.setParam("limits/solutions", 1)
-    m.setParam("limits/time", max(float(data["time_limit"]) - (time.perf_counter() - start), 0.01))
+    m.setParam("limits/time", min(max(float(data["time_limit"]) - (time.perf_counter() - start), 0.01), 1e20))
     m.setParam("limits/gap", float(data["gap"]))
     m.setParam("numerics/feastol", float(data["feastol"]))
     m.setParam("nlp/disable", bool(data["no_nlp"]))
+    m.setParam("misc/catchctrlc", catch_ctrl_c)
     x0 = data["start"]
     if x0.size and not np.isnan(x0).any():
         sol = m.createSol()
@@ -89,13 +103,16 @@ def _scip(data: dict) -> dict:
         m.addSol(sol, free=True)
     m.optimize()
     raw = m.getStatus()
-    status = {"optimal": "optimal", "gaplimit": "optimal", "infeasible": "infeasible"}.get(raw, raw)
-    out = {"status": status, "bound": float(m.getDualbound()), "seconds": time.perf_counter() - start}
-    if m.getNSols() > 0:
+    status = {"optimal": "optimal", "gaplimit": "optimal", "infeasible": "infeasible",
+              "unbounded": "unbounded"}.get(raw, "limit" if raw in SCIP_LIMITS else raw)
+    out = {"status": status, "seconds": time.perf_counter() - start}
+    if status not in ("infeasible", "unbounded"):
+        out["bound"] = float(m.getDualbound())
+    if m.getNSols() > 0 and status != "unbounded":
         best = m.getBestSol()
         out["x"] = np.array([m.getSolVal(best, v) for v in xs])
         out["objective"] = float(m.getSolObjVal(best))
-    return out
+    return out if status in ("optimal", "infeasible", "unbounded", "limit") else _failed(out, raw)
 
 
 def _highs(data: dict, progress: str | None = None) -> dict:
@@ -118,16 +135,16 @@ def _highs(data: dict, progress: str | None = None) -> dict:
     lp.row_lower_, lp.row_upper_ = data["lhs"], data["rhs"]
     lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = data["A_indptr"], data["A_indices"], data["A_data"]
-    binary = data["binary"]
-    if binary.any():
-        lp.integrality_ = [highspy.HighsVarType.kInteger if b else highspy.HighsVarType.kContinuous for b in binary]
+    integer = data["integer"]
+    if integer.any():
+        lp.integrality_ = [highspy.HighsVarType.kInteger if b else highspy.HighsVarType.kContinuous for b in integer]
     h.passModel(lp)
     cost = data["c"]
     if np.isfinite(data["cutoff"]):
         used = np.flatnonzero(cost)
         h.addRow(-highspy.kHighsInf, float(data["cutoff"]) - float(data["offset"]), used.size, used, cost[used])
         h.setOptionValue("mip_max_improving_sols", 1)
-    if progress is not None and binary.any():
+    if progress is not None and integer.any():
         _report_bounds(h, highspy, progress)
     x0 = data["start"]
     if x0.size and not np.isnan(x0).any():
@@ -137,18 +154,26 @@ def _highs(data: dict, progress: str | None = None) -> dict:
     h.run()
     info = h.getInfo()
     model_status = h.getModelStatus()
-    status = {highspy.HighsModelStatus.kOptimal: "optimal",
-              highspy.HighsModelStatus.kInfeasible: "infeasible"}.get(model_status, h.modelStatusToString(model_status))
+    status = _highs_status(highspy, model_status)
     out = {"status": status, "seconds": time.perf_counter() - start}
     has = info.primal_solution_status == 2
-    if has:
+    if has and status != "unbounded":
         out["x"] = np.array(h.getSolution().col_value)[:n]
         out["objective"] = float(info.objective_function_value)
-    if binary.any():
+    if integer.any() and status not in ("infeasible", "unbounded"):
         out["bound"] = float(info.mip_dual_bound)
     elif status == "optimal":
         out["bound"] = out["objective"]
-    return out
+    return out if status != "failed" else _failed(out, h.modelStatusToString(model_status))
+
+
+def _highs_status(highspy, model_status) -> str:
+    """HiGHS's model status in the solver layer's words (module docs)."""
+    S = highspy.HighsModelStatus
+    limits = (S.kTimeLimit, S.kIterationLimit, S.kSolutionLimit, S.kInterrupt, S.kHighsInterrupt, S.kMemoryLimit,
+              S.kObjectiveBound, S.kObjectiveTarget)
+    words = {S.kOptimal: "optimal", S.kInfeasible: "infeasible", S.kUnbounded: "unbounded"}
+    return words.get(model_status, "limit" if model_status in limits else "failed")
 
 
 def _report_bounds(h, highspy, path: str) -> None:
@@ -180,21 +205,21 @@ def _scipy_milp(data: dict) -> dict:
     A = sp.csr_matrix((data["A_data"], data["A_indices"], data["A_indptr"]), shape=(data["lhs"].size, n))
     with warnings.catch_warnings():                 # the tolerance goes to HiGHS verbatim, as intended
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = milp(data["c"], integrality=data["binary"].astype(int), bounds=Bounds(data["lb"], data["ub"]),
+        result = milp(data["c"], integrality=data["integer"].astype(int), bounds=Bounds(data["lb"], data["ub"]),
                       constraints=LinearConstraint(A, data["lhs"], data["rhs"]),
                       options={"time_limit": max(float(data["time_limit"]), 0.01), "mip_rel_gap": float(data["gap"]),
                                "primal_feasibility_tolerance": float(data["feastol"]), "disp": bool(data["verbose"])})
-    status = {0: "optimal", 2: "infeasible"}.get(result.status, result.message)
+    status = {0: "optimal", 1: "limit", 2: "infeasible", 3: "unbounded"}.get(result.status, "failed")
     out = {"status": status, "seconds": time.perf_counter() - start}
-    if result.x is not None:
+    if result.x is not None and status != "unbounded":
         out["x"] = np.asarray(result.x)
         out["objective"] = float(result.fun) + float(data["offset"])
     bound = getattr(result, "mip_dual_bound", None)
-    if data["binary"].any() and bound is not None and np.isfinite(bound):
+    if data["integer"].any() and bound is not None and np.isfinite(bound):
         out["bound"] = float(bound) + float(data["offset"])
     elif status == "optimal":
         out["bound"] = out["objective"]
-    return out
+    return out if status != "failed" else _failed(out, str(result.message))
 
 
 def main() -> None:

@@ -17,17 +17,21 @@ file (:func:`storm_model_of`) is never modified: labels the bridge needs go to i
 """
 import stormpy as _stormpy
 
-from .build import exact_transition_values, expected_choice_rewards_exact, interval_mdp, storm_model_of
-from .check import (INTERVAL_VALUE_ITERATION, LRA_PRECISION, PRECISION, CheckResult, FilterResult, SchedulerChoices,
-                    check, check_dtmc, check_exact, check_interval_mdp, optimal_choices, prob01_states, reach_values)
+from .build import (exact_state_rewards, exact_transition_values, expected_choice_rewards_exact, interval_mdp,
+                    storm_model_of)
+from .check import (INTERVAL_VALUE_ITERATION, LRA_PRECISION, PRECISION, PRECISIONS, CheckResult, FilterResult,
+                    SchedulerChoices, check, check_dtmc, check_exact, check_interval_mdp, exact_optimum,
+                    optimal_choices, prob01_states, reach_values)
 from .formulas import parse_property
+from .isolate import isolated
 from .load import load_model, load_timings, storm_version, stormpy_example, variable_bounds
 from .multiobjective import MultiObjectiveResult, check_multiobjective, pareto_points
 
 _stormpy.developer.set_log_level(_stormpy.developer.LogLevel.OFF)   # Storm's own log lines would pollute stdout
 
-__all__ = ["INTERVAL_VALUE_ITERATION", "LRA_PRECISION", "PRECISION", "CheckResult", "FilterResult",
+__all__ = ["INTERVAL_VALUE_ITERATION", "LRA_PRECISION", "PRECISION", "PRECISIONS", "CheckResult", "FilterResult",
            "MultiObjectiveResult", "SchedulerChoices", "check", "check_dtmc", "check_exact", "check_interval_mdp",
-           "check_multiobjective", "exact_transition_values", "expected_choice_rewards_exact", "interval_mdp",
-           "load_model", "load_timings", "optimal_choices", "parse_property", "pareto_points", "prob01_states",
-           "reach_values", "storm_model_of", "storm_version", "stormpy_example", "variable_bounds"]
+           "check_multiobjective", "exact_optimum", "exact_state_rewards", "exact_transition_values",
+           "expected_choice_rewards_exact", "interval_mdp", "isolated", "load_model", "load_timings", "optimal_choices",
+           "parse_property", "pareto_points", "prob01_states", "reach_values", "storm_model_of", "storm_version",
+           "stormpy_example", "variable_bounds"]

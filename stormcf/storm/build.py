@@ -103,6 +103,7 @@ def _exact_storm_model(model: ExplicitModel):
             raise StormcfError("the exact (rational) build of the model differs from the float build")
         handle.exact_model = exact
         lifted = [name for name, rm in model.rewards.items() if rm.transition is not None]
+        handle.exact_rewards = {name: _reward_parts(exact, name) for name in lifted}   # before they are replaced
         if lifted:
             values = exact_transition_values(model)
             handle.exact_model = copy_model(exact, {name: _exact_lifted_rewards(model, name, values)
@@ -110,23 +111,57 @@ def _exact_storm_model(model: ExplicitModel):
     return handle.exact_model
 
 
+def _reward_parts(exact, name: str) -> tuple[list[Fraction] | None, list[Fraction] | None]:
+    """The state and state-action rewards of the reward model ``name`` of Storm's rational build ``exact`` as
+    Fractions (None for a part it does not have), each distinct number parsed once (rewards repeat a few values)."""
+    if name not in exact.reward_models:
+        return None, None
+    rm = exact.reward_models[name]
+    parsed: dict[str, Fraction] = {}
+
+    def fractions(values) -> list[Fraction]:
+        return [parsed[t] if t in parsed else parsed.setdefault(t, Fraction(t)) for t in map(str, values)]
+    return (fractions(rm.state_rewards) if rm.has_state_rewards else None,
+            fractions(rm.state_action_rewards) if rm.has_state_action_rewards else None)
+
+
 def _exact_lifted_rewards(model: ExplicitModel, name: str, values: Sequence[Fraction]):
     """The reward model ``name`` over rationals, transition rewards as Σ_s' P(s,a,s')·r(s,a,s') per choice."""
-    rm = model.rewards[name]
     per_choice = expected_choice_rewards_exact(model, name, values)
     kwargs = {"optional_state_action_reward_vector": [_rational(x) for x in per_choice]}
-    if rm.state is not None:
-        kwargs["optional_state_reward_vector"] = [_rational(x) for x in rm.state.tolist()]
+    state = exact_state_rewards(model, name)
+    if state is not None:
+        kwargs["optional_state_reward_vector"] = [_rational(x) for x in state]
     return SparseRewardModel[stormpy.Rational](**kwargs)
 
 
-def expected_choice_rewards_exact(model: ExplicitModel, name: str, values: Sequence[Fraction]) -> list[Fraction]:
-    """Per choice, exactly: the state-action reward plus Σ_s' P(s,a,s')·r(s,a,s') with the exact transition
-    probabilities ``values`` (aligned with ``model.transitions.data``); rewards are read as the shortest decimals
-    that print them."""
+def _exact_reward_parts(model: ExplicitModel, name: str) -> tuple[list[Fraction] | None, list[Fraction] | None]:
+    """The state and state-action rewards of the reward model ``name`` as Fractions (None for a part it does not
+    have): Storm's rational build's for a model given as a PRISM or JANI file (a reward ``1/3`` is 1/3), else each
+    float read as the shortest decimal that prints it."""
     rm = model.rewards[name]
-    per_choice = ([Fraction(repr(x)) for x in rm.choice.tolist()] if rm.choice is not None
-                  else [Fraction(0)] * model.n_choices)
+    handle = _handle_of(model)
+    if handle.description is None:
+        return tuple(None if a is None else [Fraction(repr(float(x))) for x in a.tolist()]    # type: ignore
+                     for a in (rm.state, rm.choice))
+    exact = _exact_storm_model(model)
+    if name not in handle.exact_rewards:
+        handle.exact_rewards[name] = _reward_parts(exact, name)
+    return handle.exact_rewards[name]
+
+
+def exact_state_rewards(model: ExplicitModel, name: str) -> list[Fraction] | None:
+    """The state rewards of the reward model ``name`` as exact Fractions (:func:`_exact_reward_parts`), or None."""
+    return _exact_reward_parts(model, name)[0]
+
+
+def expected_choice_rewards_exact(model: ExplicitModel, name: str, values: Sequence[Fraction]) -> list[Fraction]:
+    """Per choice, exactly: the state-action reward (as Storm's rational build has it, :func:`_exact_reward_parts`)
+    plus Σ_s' P(s,a,s')·r(s,a,s') with the exact transition probabilities ``values`` (aligned with
+    ``model.transitions.data``), transition rewards read as the shortest decimals that print them."""
+    rm = model.rewards[name]
+    choice = _exact_reward_parts(model, name)[1]
+    per_choice = list(choice) if choice is not None else [Fraction(0)] * model.n_choices
     if rm.transition is not None:
         entries = np.flatnonzero(rm.transition)
         rows = np.searchsorted(model.transitions.indptr, entries, side="right") - 1
@@ -265,7 +300,7 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict,
         try:
             _write_tar(path, files)
         except OSError as err:
-            raise scratch_error(err.strerror) from None
+            raise scratch_error(err.strerror, path) from None
         try:
             return stormpy.build_model_from_umb(str(path))
         except Exception as err:

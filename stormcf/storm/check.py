@@ -2,13 +2,16 @@
 prob0/1 sets, interval MDPs.
 
 Every model-checking call runs in a child process stopped at the command's deadline (:mod:`.isolate`). A check of an
-unbounded property is answered by the first of several engines: Storm's sound default (topological optimistic value
-iteration), and, when that has not answered after :func:`fallback_after` seconds (it can crawl on stiff chains),
-exact rational arithmetic on small models (at most :data:`EXACT_FALLBACK_STATES` states) and Storm's sound value
-iteration beside it. The result says which engine answered (:attr:`CheckResult.method`).
+unbounded property (reachability, expected rewards, long-run averages, conditional probabilities) is answered by the
+first of several engines: Storm's sound default for it (topological optimistic value iteration, the long-run average
+solver, the conditional algorithm), and, when that has not answered after :func:`fallback_after` seconds (each can
+crawl on stiff chains), exact rational arithmetic on small models (at most :data:`EXACT_FALLBACK_STATES` states),
+Storm's sparse LU solves (:data:`SPARSE_LU`, a direct method that cannot crawl) and, beside optimistic value
+iteration, Storm's sound value iteration. The result says which engine answered (:attr:`CheckResult.method`).
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, replace
@@ -18,12 +21,12 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 import stormpy
-from stormpy.models import SparseDtmc, SparseModelComponents, SparseRewardModel
+from stormpy.models import SparseDtmc, SparseMdp, SparseModelComponents, SparseRewardModel
 
 from ..errors import PropertyError, StormcfError
 from ..model import ExplicitModel
-from ..properties import FILTER_KINDS, Property
-from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc
+from ..properties import FILTER_KINDS, Property, relative_error
+from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc, exact_state_rewards
 from .handle import _mask, _storm_message, labelled_model
 from .isolate import Engine, first_answer, isolated
 from .rewards import refuse_unsound
@@ -44,9 +47,23 @@ EXACT_ON_FLOATS = "Storm, exact rational arithmetic on the floating-point probab
 LRA = f"Storm, long-run average solver (its default relative precision {float(LRA_PRECISION):g})"
 FINITE_HORIZON = "Storm, finite-horizon iteration (floating point)"
 INTERVAL_VALUE_ITERATION = "Storm, finite-horizon robust value iteration on the interval MDP (floating point)"
+SPARSE_LU = ("Storm, sparse LU solves of the linear equation systems (Eigen's SparseLU; policy iteration on MDPs; "
+             "floating point, a direct method without an error bound)")
 CONDITIONAL = (f"Storm, conditional probability by Baier et al.'s transformation (on MDPs its restart method), value "
                f"iteration at relative precision {float(PRECISION):g} (Storm bounds the error of the final solve, not of "
                f"the transformation's own approximations)")
+#: the engines that iterate to a precision and can crawl on stiff chains: fallback engines start beside them
+CRAWLING = (OPTIMISTIC, LRA, CONDITIONAL)
+#: the relative precision of a sparse LU solve's values for bound decisions: a direct method has no error bound
+#: (on stiff.pm, condition number about 1e9, it lost 7 digits), so a bound within 1e-6 of its value is undecided
+SPARSE_LU_PRECISION = Fraction(1, 10**6)
+#: the relative precision of each engine's values (None: exact), from which a value's error interval comes: Storm's
+#: precision setting for value iteration and the conditional algorithm, its default for long-run averages; the
+#: finite-horizon iteration and exact arithmetic on floating-point probabilities err by rounding only, which stormcf
+#: bounds by the same relative 1e-10; the sparse LU solves by :data:`SPARSE_LU_PRECISION`
+PRECISIONS: dict[str, Fraction | None] = {OPTIMISTIC: PRECISION, SOUND: PRECISION, CONDITIONAL: PRECISION,
+                                          FINITE_HORIZON: PRECISION, EXACT_ON_FLOATS: PRECISION, LRA: LRA_PRECISION,
+                                          SPARSE_LU: SPARSE_LU_PRECISION, EXACT: None}
 
 
 @dataclass(frozen=True)
@@ -54,8 +71,10 @@ class CheckResult:
     """A Storm model-checking result.
 
     ``values`` holds the quantitative result of every state (``None`` for state formulas); ``exact`` the same as
-    Fractions when the check was exact; ``holds`` the truth value of a bounded property in every state; ``method``
-    how Storm computed it (one of the engine names of this module).
+    Fractions when the check was exact; ``holds`` the truth value of a state formula in every state, and of a
+    bounded property where Storm decides it exactly by graph analysis (:func:`storm_decides`), else None (the
+    bound is decided from the values: :meth:`~stormcf.properties.Property.decide`); ``method`` how Storm computed
+    it (one of the engine names of this module, whose precision :data:`PRECISIONS` gives).
     """
 
     values: np.ndarray | None
@@ -72,7 +91,8 @@ class FilterResult:
     ``states``: the states of the filter (indices); ``value``: the aggregate (max, min, sum, avg of φ's values;
     count of the states where φ holds; 1.0/0.0 for forall/exists), None for ``values``; ``exact``: the same as a
     Fraction when the check was exact; ``holds``: the truth of forall/exists; ``values``/``exact_values``: for
-    ``values``, φ's value (or truth, 1.0/0.0) in each of ``states``."""
+    ``values``, φ's value (or truth, 1.0/0.0, NaN where undecided) in each of ``states``; ``undecided``: why truth
+    values in floating point are undecided (φ's value within its precision of the bound somewhere), else ""."""
 
     kind: str
     states: np.ndarray
@@ -81,11 +101,14 @@ class FilterResult:
     holds: bool | None = None
     values: np.ndarray | None = None
     exact_values: tuple[Fraction | float, ...] | None = None
+    undecided: str = ""
 
 
 def _environment(exact: bool, method: str = OPTIMISTIC):
     if exact:
         return stormpy.environments.exact()
+    if method == SPARSE_LU:
+        return _sparse_lu_environment()
     env = stormpy.environments.sound()
     precision = stormpy.Rational(f"{PRECISION.numerator}/{PRECISION.denominator}")
     env.solver().min_max().precision = precision
@@ -97,6 +120,22 @@ def _environment(exact: bool, method: str = OPTIMISTIC):
     conditional.precision = precision                   # (default 1e-6), which overrides the solvers' above
     conditional.relative_precision = True
     return env
+
+
+def _sparse_lu_environment():
+    """Storm's environment of :data:`SPARSE_LU`: linear equation systems solved by Eigen's SparseLU, and MDPs by
+    policy iteration over such solves. stormpy 2.0 sets Eigen's method only through Storm's settings, which are
+    global and can be given once per process (:func:`_sparse_lu_settings`); the engines run in child processes
+    (:func:`~.isolate.first_answer`), so the settings never reach this process's other checks (whose environments
+    do not read them anyway)."""
+    _sparse_lu_settings()
+    return stormpy.developer.EnvironmentBuilder.build_environment()
+
+
+@functools.cache
+def _sparse_lu_settings() -> None:
+    stormpy.developer.set_from_exploded_string(["--eqsolver", "eigen", "--eigen:method", "sparselu",
+                                                "--minmax:method", "pi"])
 
 
 def float_method(prop: Property) -> str:
@@ -121,19 +160,26 @@ def check(model: ExplicitModel, prop: Property) -> CheckResult:
     """Model-check a property on the model itself (an MDP needs ``min``/``max``; Storm says so otherwise)."""
     require_checkable(model, prop)
     storm_model = labelled_model(_handle_of(model), prop.labels)
-    fallbacks = [Engine(SOUND, lambda: _check_storm(storm_model, model, prop, False, SOUND))]
-    if model.n_states <= EXACT_FALLBACK_STATES:
-        fallbacks.append(Engine(EXACT, lambda: _exact_check(model, prop)))
-    return _first(model, prop, lambda: _check_storm(storm_model, model, prop, False, float_method(prop)), fallbacks)
+    return _first(model, prop, lambda method: _check_storm(storm_model, model, prop, False, method),
+                  Engine(EXACT, lambda: _exact_check(model, prop)))
 
 
-def _first(model: ExplicitModel, prop: Property, primary: Callable[[], CheckResult],
-           fallbacks: Sequence[Engine]) -> CheckResult:
-    """The answer of the first engine: ``primary``, or (unbounded properties that can crawl) a fallback."""
-    engines = [Engine(float_method(prop), primary)]
-    if float_method(prop) == OPTIMISTIC:
+def _first(model: ExplicitModel, prop: Property, float_check: Callable[[str], CheckResult],
+           exact: Engine) -> CheckResult:
+    """The answer of the first engine: ``float_check(float_method(prop))``, or, for a method that can crawl
+    (:data:`CRAWLING`), a fallback started after :func:`fallback_after` seconds: the ``exact`` engine on small
+    models, :data:`SPARSE_LU` (on small models once more that long later: exact arithmetic answers them best), and
+    :data:`SOUND` value iteration beside optimistic value iteration."""
+    method = float_method(prop)
+    engines = [Engine(method, lambda: float_check(method))]
+    if method in CRAWLING:
         after = fallback_after(model.n_transitions)
-        engines += [replace(engine, start_after=after) for engine in fallbacks]
+        small = model.n_states <= EXACT_FALLBACK_STATES
+        engines.append(Engine(SPARSE_LU, lambda: float_check(SPARSE_LU), start_after=2 * after if small else after))
+        if small:
+            engines.append(replace(exact, start_after=after))
+        if method == OPTIMISTIC:
+            engines.append(Engine(SOUND, lambda: float_check(SOUND), start_after=after))
     result, engine = first_answer(engines, f"checking {prop.text}")
     return replace(result, method=engine.method)
 
@@ -146,7 +192,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
     method = method or (EXACT if exact else float_method(prop))
     env = _environment(exact, method)
     if prop.filter is not None:
-        return replace(_check_filtered(storm_model, model, prop, env, exact), method=method)
+        return replace(_check_filtered(storm_model, model, prop, env, exact, method), method=method)
     formula = prop.storm.get_raw_formula()
     n = model.n_states
     initial_only = prop.initial_state_only
@@ -156,7 +202,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
             result = stormpy.model_checking(storm_model, formula, environment=env)
             return CheckResult(None, None, _mask(result.get_truth_values_vector(), n), method)
         if prop.has_bound:
-            if not exact:       # exact values decide the bound themselves: one (expensive) rational solve, not two
+            if not exact and storm_decides(prop):
                 qualitative = stormpy.model_checking(storm_model, formula, environment=env,
                                                      only_initial_states=initial_only)
                 holds = _truth_values(qualitative, n, model.initial_state, initial_only)
@@ -172,10 +218,14 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
         raw = _initial_only(result, n, model.initial_state)
     if exact:
         fractions = tuple(_fraction(v) for v in raw)
-        if prop.has_bound:                      # NaN (not computed: initial state only) satisfies no bound
-            holds = np.array([prop.satisfied_by(f) for f in fractions], dtype=bool)
-        return CheckResult(np.array([float(f) for f in fractions]), fractions, holds, method)
+        return CheckResult(np.array([float(f) for f in fractions]), fractions, None, method)
     return CheckResult(np.array(raw, dtype=float), None, holds, method)
+
+
+def storm_decides(prop: Property) -> bool:
+    """Whether Storm decides the bound of ``prop`` exactly whatever its values' precision: ``P ⋈ 0`` and ``P ⋈ 1``
+    of (unbounded) reachability, which Storm answers by graph analysis (its qualitative mode)."""
+    return prop.operator == "P" and prop.threshold in (0, 1) and prop.path in ("eventually", "until")
 
 
 def _without_bound(storm_model, prop: Property):
@@ -190,10 +240,12 @@ def _without_bound(storm_model, prop: Property):
     return formula
 
 
-def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exact: bool) -> CheckResult:
+def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exact: bool, method: str) -> CheckResult:
     """``filter(kind, φ, states)`` as Storm's command line answers it: φ checked in every state (with its bound: a
     truth value per state), restricted to the states where the states formula holds, then aggregated by Storm's
-    own functions of the result (max, min, sum, avg of values; count, forall, exists of truth values)."""
+    own functions of the result (max, min, sum, avg of values; count, forall, exists of truth values). A count,
+    forall or exists in floating point is undecided when φ's value in one of the states is within its precision of
+    φ's bound (:func:`_undecided_in`)."""
     kind = prop.filter.kind
     try:
         result = stormpy.model_checking(storm_model, prop.storm.get_raw_formula(), environment=env)
@@ -216,20 +268,42 @@ def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exac
         if FILTER_KINDS[kind] == "number":
             raise PropertyError(f"{prop.text}: filter {kind} aggregates values; {prop.storm.get_raw_formula()} has "
                                 f"truth values (drop its bound, or use forall, exists or count)")
-        if kind == "values":
-            return _filter_result(kind, indices, values=truth[indices].astype(float).tolist(), exact=False)
+        near, undecided = (np.zeros(indices.size, bool), "") if exact else \
+            _undecided_in(storm_model, prop, env, indices, method)
+        if kind == "values":                   # a truth value within precision of the bound is NaN: undecided
+            values = np.where(near, np.nan, truth[indices].astype(float))
+            return _filter_result(kind, indices, values=values.tolist(), exact=False, undecided=undecided)
         if kind == "count":
-            return _filter_result(kind, indices, value=result.count(), exact=exact)
+            return _filter_result(kind, indices, value=result.count(), exact=exact, undecided=undecided)
         holds = bool(result.forall_true() if kind == "forall" else result.exists_true())
-        return _filter_result(kind, indices, value=float(holds), exact=False, holds=holds)
+        return _filter_result(kind, indices, value=float(holds), exact=False, holds=None if undecided else holds,
+                              undecided=undecided)
     except PropertyError:
         raise
     except Exception as err:
         raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
 
 
+def _undecided_in(storm_model, prop: Property, env, states: np.ndarray, method: str) -> tuple[np.ndarray, str]:
+    """Where Storm's floating-point truth values of a bounded φ cannot be trusted among ``states`` (a mask over
+    them: φ's value within its precision, :data:`PRECISIONS`, of the bound) and why; none when Storm decides the
+    bound exactly (:func:`storm_decides`)."""
+    near = np.zeros(states.size, dtype=bool)
+    if not prop.has_bound or storm_decides(prop):
+        return near, ""
+    result = stormpy.model_checking(storm_model, _without_bound(storm_model, prop), environment=env)
+    precision = PRECISIONS[method]
+    for k, s in enumerate(states.tolist()):
+        value = float(result.get_value(s))
+        near[k] = prop.decide(value, relative_error(value, precision)) is None
+    if not near.any():
+        return near, ""
+    return near, (f"undecided at relative precision {float(precision):g}: the bound {prop.threshold} lies within the "
+                  f"error interval of Storm's floating-point value in {int(near.sum())} of the filter's states")
+
+
 def _filter_result(kind: str, states: np.ndarray, *, value=None, values=None, exact: bool,
-                   holds: bool | None = None) -> CheckResult:
+                   holds: bool | None = None, undecided: str = "") -> CheckResult:
     """A filter's answer as Storm gave it (Storm numbers: rationals when ``exact``, as Fractions)."""
     if exact:
         value = None if value is None else _fraction(value)
@@ -237,7 +311,7 @@ def _filter_result(kind: str, states: np.ndarray, *, value=None, values=None, ex
     filtered = FilterResult(kind, states, None if value is None else float(value),
                             value if isinstance(value, Fraction) else None, holds,
                             None if values is None else np.array([float(v) for v in values], dtype=float),
-                            values if exact else None)
+                            values if exact else None, undecided)
     return CheckResult(None, None, None, filtered=filtered)
 
 
@@ -280,11 +354,13 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
     In floating point the DTMC is written in bulk (:func:`~stormcf.storm.build.dtmc`); when value iteration is slow,
     small DTMCs are checked in exact arithmetic on their floating-point probabilities (the method says so). With
     ``exact_P`` (Fractions aligned with ``P.data``) it is built over ``stormpy.Rational`` and checked in exact
-    arithmetic; the result's ``exact`` holds the fractions.
+    arithmetic, with the model's state rewards as Storm's rational build has them; the result's ``exact`` holds the
+    fractions.
     """
     require_checkable(model, prop)
     if exact_P is not None:
-        return isolated(lambda: _exact_dtmc_check(P, model, prop, state_rewards, choice_rewards, exact_P,
+        exact_state = {name: exact_state_rewards(model, name) or state_rewards[name] for name in state_rewards}
+        return isolated(lambda: _exact_dtmc_check(P, model, prop, exact_state, choice_rewards, exact_P,
                                                   exact_choice_rewards), f"checking {prop.text} exactly")
     labels = {**model.labels, **prop.labels}
 
@@ -297,13 +373,10 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
         result = _exact_dtmc_check(P, model, prop, state_rewards, choice_rewards, fractions, None)
         return replace(result, exact=None)
 
-    fallbacks = [Engine(SOUND, lambda: float_check(SOUND))]
-    if model.n_states <= EXACT_FALLBACK_STATES:
-        fallbacks.append(Engine(EXACT_ON_FLOATS, exact_on_floats))
-    return _first(model, prop, lambda: float_check(float_method(prop)), fallbacks)
+    return _first(model, prop, float_check, Engine(EXACT_ON_FLOATS, exact_on_floats))
 
 
-def _exact_dtmc_check(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, np.ndarray],
+def _exact_dtmc_check(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, Sequence],
                       choice_rewards: Mapping[str, np.ndarray], exact_P: Sequence[Fraction],
                       exact_choice_rewards: Mapping[str, Sequence[Fraction]] | None) -> CheckResult:
     labels = {**model.labels, **prop.labels}
@@ -333,6 +406,30 @@ def check_exact(model: ExplicitModel, prop: Property) -> CheckResult:
 def _exact_check(model: ExplicitModel, prop: Property) -> CheckResult:
     _exact_storm_model(model)
     return _check_storm(labelled_model(_handle_of(model), prop.labels, exact=True), model, prop, exact=True)
+
+
+def exact_optimum(P: sp.csr_matrix, row_groups: np.ndarray, values: Sequence[Fraction], target: np.ndarray,
+                  initial: int, direction: str, rewards: Sequence[Fraction] | None = None) -> Fraction | float:
+    """Storm's ``Pmin``/``Pmax`` (``direction`` ``"min"``/``"max"``) of ``F target`` at ``initial``, or with
+    ``rewards`` (one per row) ``Rmin``/``Rmax`` of the reward collected until ``target``, in exact arithmetic on the
+    MDP with rows ``P`` grouped by ``row_groups`` and transition probabilities ``values`` (Fractions aligned with
+    ``P.data``); an infinite expected reward is ``inf``."""
+    operator = "P" if rewards is None else 'R{"r"}'
+
+    def compute() -> Fraction | float:
+        matrix = _matrix(P, row_groups, stormpy.Rational, [_rational(x) for x in values])
+        reward_models = {} if rewards is None else {"r": SparseRewardModel[stormpy.Rational](
+            optional_state_action_reward_vector=[_rational(x) for x in rewards])}
+        labeling = _labeling({"target": target}, initial, len(row_groups) - 1)
+        mdp = SparseMdp[stormpy.Rational](SparseModelComponents[stormpy.Rational](
+            transition_matrix=matrix, state_labeling=labeling, reward_models=reward_models))
+        formula = stormpy.parse_properties(f'{operator}{direction}=? [F "target"]')[0]
+        try:
+            result = stormpy.model_checking(mdp, formula, environment=_environment(True), only_initial_states=True)
+        except Exception as err:
+            raise StormcfError(f"Storm cannot compute {operator}{direction} exactly: {_storm_message(err)}") from None
+        return _fraction(result.get_value(initial))
+    return isolated(compute, f"computing {operator}{direction} exactly")
 
 
 # ================================================================================================== reachability

@@ -3,6 +3,7 @@ faster than Python loops over stormpy entries), with the per-entry loop kept as 
 from __future__ import annotations
 
 import json
+import resource
 import tarfile
 import tempfile
 from dataclasses import dataclass, field
@@ -36,15 +37,23 @@ def _arrays_by_umb(model) -> dict:
         try:
             _sio.export_to_umb(model, str(file), options=options)
         except Exception as err:                   # a full disk or a file-size limit in the temporary folder
-            raise scratch_error(_storm_message(err)) from None
+            raise scratch_error(_storm_message(err), file) from None
         with tarfile.open(file) as tar:
             return _decode_umb(tar, model)
 
 
-def scratch_error(reason: str) -> OutputError:
-    """The temporary folder (``$TMPDIR``) cannot hold the model file Storm and stormcf exchange."""
-    return OutputError(f"cannot write the temporary model file in {tempfile.gettempdir()} ({reason}); "
-                       f"set TMPDIR to a folder with space")
+def scratch_error(reason: str, file: Path) -> OutputError:
+    """The temporary folder (``$TMPDIR``) cannot hold the model ``file`` Storm and stormcf exchange: the file size
+    limit (``ulimit -f``) when the file reached it, else the folder (full, or read-only)."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    try:
+        size = file.stat().st_size
+    except OSError:
+        size = 0
+    where = f"cannot write the temporary model file in {tempfile.gettempdir()} ({reason})"
+    if limit != resource.RLIM_INFINITY and size >= limit:
+        return OutputError(f"{where}: the file size limit (ulimit -f) of {limit} bytes is reached")
+    return OutputError(f"{where}; set TMPDIR to a folder with space")
 
 
 def _decode_umb(tar: tarfile.TarFile, model) -> dict:

@@ -181,7 +181,7 @@ def _property(model: ExplicitModel, handle: StormHandle, formula, printed: str, 
     comparison = threshold = optimization = reward_model = None
     if formula.has_bound:
         comparison = {"LESS": "<", "LEQ": "<=", "GREATER": ">", "GEQ": ">="}[formula.comparison_type.name]
-        threshold = Fraction(str(formula.threshold))
+        threshold = _threshold(formula, operator, printed)
     if formula.has_optimality_type:
         optimization = "min" if formula.optimality_type.name == "MINIMIZE" else "max"
     if operator == "R":
@@ -195,6 +195,17 @@ def _property(model: ExplicitModel, handle: StormHandle, formula, printed: str, 
     return Property(printed, operator, optimization, comparison, threshold, path, target=target,
                     constraint=constraint, step_bound=steps, reward_model=reward_model, labels=labels,
                     reward_bounds=tuple(_REWARD_BOUND.findall(str(sub))), storm=storm_property)
+
+
+def _threshold(formula, operator: str, printed: str) -> Fraction:
+    """A bound's threshold as Storm reads it: its expression evaluated as an exact rational (``1/5`` is 1/5;
+    stormpy's ``formula.threshold`` evaluates it as an integer division, 0). A probability bound must lie in
+    [0, 1]: outside it the property holds or fails for every strategy, which is refused as a likely typo."""
+    threshold = Fraction(str(formula.threshold_expr.evaluate_as_rational()))
+    if operator == "P" and not 0 <= threshold <= 1:
+        raise PropertyError(f"{printed}: the probability bound {threshold} is outside [0, 1] (it would hold, or "
+                            f"fail, whatever the model does)")
+    return threshold
 
 
 def _check_names(model: ExplicitModel, printed: str) -> None:
@@ -221,11 +232,8 @@ def _path_formula(handle: StormHandle, sub, printed: str, labels: dict):
         if _REWARD_BOUND.search(str(sub)):
             return "reward_bounded_until", target, constraint, None
         steps = None
-        if not sub.has_lower_bound:
-            try:
-                steps = int(str(sub.upper_bound_expression))
-            except ValueError:
-                steps = None
+        if not sub.has_lower_bound and sub.upper_bound_expression.has_integer_type():
+            steps = sub.upper_bound_expression.evaluate_as_int()
         return kind, target, constraint, steps
     return kind, None, None, None
 

@@ -10,8 +10,8 @@ deadline act:
 - the first engine that answers wins; the others are killed;
 - engines with ``start_after`` start only when the earlier ones have not answered by then (a fallback such as exact
   arithmetic on a small model, which cannot crawl, beside a value iteration that might);
-- when the deadline (:meth:`~stormcf.deadline.Deadline.current` unless one is given) passes first, every child is
-  killed and :class:`~stormcf.errors.TimeLimitReached` names the call; SIGTERM and Ctrl-C (the second one, in a
+- when the deadline (the active run's, :meth:`~stormcf.run.Run.current`, unless one is given) passes first, every
+  child is killed and :class:`~stormcf.errors.TimeLimitReached` names the call; SIGTERM and Ctrl-C (the second one, in a
   command that stops at safe points: the first one lets the call finish, as it may be the check of the answer to
   report, unless the call is made :func:`~stormcf.interrupt.until_request`, where it raises
   :class:`~stormcf.interrupt.Interrupted`) kill the children on the way out;
@@ -41,9 +41,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from .. import interrupt
-from ..console import activity
 from ..deadline import Deadline
-from ..errors import TimeLimitReached
+from ..run import Run
 
 #: seconds between two looks at the deadline and the stop request while children work
 POLL = 0.05
@@ -75,19 +74,20 @@ def isolated(call: Callable[[], Any], what: str, deadline: Deadline | None = Non
 def first_answer(engines: Sequence[Engine], what: str, deadline: Deadline | None = None) -> tuple[Any, Engine]:
     """The first answer of ``engines`` (each in its own child process) and the engine that gave it; ``what`` names
     the call in messages ("checking P=? [F "goal"]")."""
-    deadline = deadline if deadline is not None else Deadline.current()
+    run = Run.current()
+    deadline = deadline if deadline is not None else run
     began = time.monotonic()
     waiting = sorted(engines, key=lambda e: e.start_after)
     running: dict[int, _Child] = {}
     errors: list[BaseException] = []
     try:
-        with activity(f"Storm, {what}"):
+        with run.activity(f"Storm, {what}"):
             while True:
                 while waiting and (waiting[0].start_after <= time.monotonic() - began or not running):
                     child = _Child(waiting.pop(0))
                     running[child.fd] = child
                 if deadline.out_of_time:
-                    raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
+                    raise deadline.reached(what)
                 ready, _, _ = select.select(list(running), [], [], POLL)
                 for fd in ready:
                     child = running[fd]
@@ -125,7 +125,8 @@ def abandoned() -> bool:
 def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = None) -> Any:
     """``call()`` in a thread of this process (see the module docstring): its result, or its error;
     :class:`~stormcf.errors.TimeLimitReached` when the deadline passes first."""
-    deadline = deadline if deadline is not None else Deadline.current()
+    run = Run.current()
+    deadline = deadline if deadline is not None else run
     box: dict[str, Any] = {}
     done = threading.Event()        # not Thread.is_alive(): a Ctrl-C that interrupts join() leaves it saying False
 
@@ -140,11 +141,11 @@ def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = No
     worker = threading.Thread(target=work, name="stormcf-storm", daemon=True)
     worker.start()
     try:
-        with activity(f"Storm, {what}"):
+        with run.activity(f"Storm, {what}"):
             while not done.wait(SIGINT_POLL):
                 _reclaim_sigint()
                 if deadline.out_of_time:
-                    raise TimeLimitReached(f"the time limit of {deadline.seconds:g} s was reached during {what}")
+                    raise deadline.reached(what)
     finally:                                        # the deadline, Ctrl-C or SIGTERM: Storm works on without us
         if not done.is_set():
             _abandoned.append(done)

@@ -67,6 +67,9 @@ def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, nam
     else:
         _precheck(file, suffix, name, constants)
         description = _parse_description(file, suffix, name)
+        if suffix != ".jani":
+            _check_declarations(_instantiate(description, constants, name), file, name)
+            description = description.simplify().simplify()     # what Storm's parser does by default
         description = _instantiate(description, constants, name)
         timings["parse"], tick = time.perf_counter() - tick, time.perf_counter()
         build = _build(description, name, file.read_bytes().decode("utf-8", "replace") if suffix != ".jani" else "")
@@ -105,11 +108,44 @@ def _parse_description(file: Path, suffix: str, name: str):
         if suffix == ".jani":
             jani, _ = stormpy.parse_jani_model(str(file))
             return jani
-        return stormpy.parse_prism_program(str(file))
+        return stormpy.parse_prism_program(str(file), simplify=False)     # as written: see _check_declarations
     except Exception as err:   # Storm raises RuntimeError with its exception name in the text
         if suffix != ".jani":
             _refuse_by_type_in_prism_mode(file, name)
         raise ModelError(_parse_error_message(name, err)) from None
+
+
+def _check_declarations(program, file: Path, name: str) -> None:
+    """Refuse what PRISM refuses in the declaration of an integer variable: an empty range (``s : [5..1]``) or an
+    initial value outside the range (``s : [0..2] init 5``). Storm's simplification turns a variable that no command
+    assigns into a constant, so that it accepted such a declaration ("DTMC with 1 states"); on a variable in use it
+    reported "The model does not have a single initial state". ``program``: as written, with the constants given."""
+    program = program.substitute_constants()
+    # with an ``init ... endinit`` block the variables have no initial values: Storm's expression is then
+    # "not initialized", and evaluating it kills the process (SIGSEGV)
+    own_inits = not program.has_initial_states_expression
+    variables = list(program.global_integer_variables) + [v for m in program.modules for v in m.integer_variables]
+    for var in variables:
+        try:
+            low, high = var.lower_bound_expression.evaluate_as_int(), var.upper_bound_expression.evaluate_as_int()
+            init = var.initial_value_expression.evaluate_as_int() if own_inits else None
+        except Exception:       # an expression Storm cannot evaluate without a state: left to Storm
+            continue
+        if low > high:
+            raise ModelError(f"{_declared_at(file, name, var.name)}: the variable {var.name} has the empty range "
+                             f"[{low}..{high}]")
+        if init is not None and not low <= init <= high:
+            raise ModelError(f"{_declared_at(file, name, var.name)}: the initial value {init} of the variable "
+                             f"{var.name} is outside its range [{low}..{high}]")
+
+
+def _declared_at(file: Path, name: str, variable: str) -> str:
+    """``name:line`` of the declaration ``variable : [`` in the PRISM file (``name`` alone if it is not found)."""
+    toks = precheck.tokens(file.read_text(encoding="utf-8", errors="replace"))
+    for k in range(len(toks) - 2):
+        if toks[k].text == variable and toks[k + 1].text == ":" and toks[k + 2].text == "[":
+            return f"{name}:{toks[k].line}"
+    return name
 
 
 def _refuse_by_type_in_prism_mode(file: Path, name: str) -> None:

@@ -9,7 +9,7 @@ from tv_ball_oracle import ball_min_reach
 
 import stormcf
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
-from stormcf.deadline import Deadline
+from stormcf.run import Run
 
 QVBS = Path(__file__).parent.parent / "data" / "qvbs"
 COLLISION = "P<=4e-6 [F (l=4 & ip=1)]"
@@ -54,10 +54,10 @@ def test_resource_gathering_time_limit_bounds_the_whole_run(weights):
     29 min (d∞) and 8.8 min (d0); now loading, pre-analysis, every solve and every Storm check share one deadline."""
     limit = 15.0
     start = tree_cpu_seconds()
-    deadline = Deadline(limit)
+    run = Run(limit)
     model = stormcf.load_model(QVBS / "resource-gathering.pm", constants="B=200,GOLD_TO_COLLECT=15,GEM_TO_COLLECT=15")
     problem = CounterfactualProblem(stormcf.Strategy.uniform(model), "P<=0.5 [F attacked]", weights=weights)
-    r = solve_counterfactual(problem, deadline=deadline)
+    r = solve_counterfactual(problem, run=run)
     # the old code ran for many minutes; CPU seconds of this process and its solver and Storm children (at most 26 s
     # measured: two cores) do not grow with the other jobs' load
     assert tree_cpu_seconds() - start <= 3 * limit

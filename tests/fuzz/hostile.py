@@ -13,8 +13,10 @@ import importlib
 import os
 import pkgutil
 import resource
+import stat
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -122,6 +124,41 @@ def check_outcome(case: Case, outcome: Outcome) -> None:
 def write(folder: Path, name: str, text: str | bytes) -> Path:
     path = folder / name
     path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text)
+    return path
+
+
+def fifo_with_reader(folder: Path, name: str) -> Path:
+    """A FIFO ``folder/name`` that a daemon thread drains into ``folder/name.read`` (the reader a pipeline gives)."""
+    path = folder / name
+    os.mkfifo(path)
+
+    def drain() -> None:
+        with open(path, "rb") as fifo, open(folder / f"{name}.read", "wb") as copy:
+            copy.write(fifo.read())
+    threading.Thread(target=drain, daemon=True).start()
+    return path
+
+
+def full_device(folder: Path, name: str = "full") -> Path:
+    """A device like ``/dev/full`` (every write fails with ENOSPC) made in ``folder``, never the machine's own."""
+    return char_device(folder, name, 7)
+
+
+def zero_device(folder: Path, name: str = "zero") -> Path:
+    """A device like ``/dev/zero`` (endless zero bytes to read) made in ``folder``."""
+    return char_device(folder, name, 5)
+
+
+def char_device(folder: Path, name: str, minor: int) -> Path:
+    """The memory device ``1,minor`` (``/dev/full``: 7, ``/dev/zero``: 5) as ``folder/name``; the test is skipped
+    where devices cannot be made (not root, no CAP_MKNOD) or opened (a nodev mount)."""
+    path = folder / name
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
+        os.close(os.open(path, os.O_RDWR))
+    except OSError as err:
+        import pytest
+        pytest.skip(f"cannot make and open a character device here ({err.strerror})")
     return path
 
 

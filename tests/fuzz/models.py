@@ -43,6 +43,14 @@ def undefined_p(folder: Path) -> Path:
     return write(folder, "p.prism", DTMC_P)
 
 
+def declared(folder: Path, declaration: str, used: bool = False) -> Path:
+    """A DTMC whose variable ``s`` is declared as ``declaration`` (``s : [5..1] init 5;``), on line 4; ``used``: a
+    command assigns it (Storm turns a variable no command assigns into a constant)."""
+    update = "(s'=s)" if used else "true"
+    return write(folder, "decl.prism", f"dtmc\nconst int N = 2;\nmodule m\n  {declaration}\n  [] true -> {update};\n"
+                                       "endmodule\n")
+
+
 def nested(folder: Path, depth: int = 3000) -> Path:
     """A guard nested ``depth`` parentheses deep (Storm: SIGSEGV from 1,600 on)."""
     guard = "s"

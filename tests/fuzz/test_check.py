@@ -1,8 +1,19 @@
 """``stormcf check`` on hostile properties, property files and outputs."""
+import json
+
 import pytest
 
+import stormcf
+
 from . import models
-from .hostile import IMPATIENT, LOAN, Case, write
+from .hostile import IMPATIENT, LOAN, Case, write, zero_device
+from .test_info import _fifo
+
+#: the loan strategy with P(F "rejected") = 1/50 exactly (Storm's floating-point value is 0.020000000000000004)
+FIFTY = json.dumps({"states": [{"state": {"s": 0}, "actions": {"Consult": 1}},
+                               {"state": {"s": 3}, "actions": {"Consult": 1}},
+                               {"state": {"s": 4}, "actions": {"Apply": 1}},
+                               {"state": {"s": 5}, "actions": {"Submit": 1}}], "default": "error"})
 
 
 def check(*args):
@@ -31,6 +42,30 @@ CASES = [
          lambda d: ["check", LOAN, "--props", write(d, "p.props", 'Pmax=? [F "rejected"]\n'), "--json", "p.props"], 2,
          "--json p.props: is also --props"),
     Case("--json onto the model by another name (a link)", lambda d: _linked(d), 2, "is also the input MODEL"),
+    Case("a FIFO as the strategy", lambda d: ["check", LOAN, "-s", _fifo(d, "s.json"), "-p", 'P=? [F "rejected"]'],
+         2, "s.json: is a FIFO, not a regular file"),
+    Case("a device as the strategy", lambda d: ["check", LOAN, "-s", zero_device(d), "-p", 'P=? [F "rejected"]'],
+         2, "zero: is a character device, not a regular file"),
+    Case("a stiff S=? under a short time limit (was: no answer)",
+         lambda d: ["check", str(stormcf.example_path("stiff.pm")), "-p", 'S=? ["good"]', "--time-limit", "60"], 0,
+         "S=? [\"good\"] = 999999999/1999999999"),
+    Case("a bound written as 1/5 (was read as 0)",
+         lambda d: ["check", LOAN, "-s", write(d, "f.json", FIFTY), "-p", 'P<=1/5 [F "rejected"]'], 0,
+         'P<=1/5 [F "rejected"] = 0.02  [holds]'),
+    Case("a value exactly at the bound", lambda d: ["check", LOAN, "-s", write(d, "f.json", FIFTY), "-p",
+                                                    'P<=0.02 [F "rejected"]', "--fail-if-violated"], 0,
+         "= 1/50 (= 0.02)  [holds]"),
+    Case("a strict bound at the value", lambda d: ["check", LOAN, "-s", write(d, "f.json", FIFTY), "-p",
+                                                   'P<0.02 [F "rejected"]'], 0, "= 1/50 (= 0.02)  [does not hold]"),
+    Case("a probability bound above 1", lambda d: check("-p", 'P<=1.5 [F "rejected"]'), 2,
+         "the probability bound 3/2 is outside [0, 1]"),
+    Case("a negative probability bound", lambda d: check("-p", 'P>=-1/10 [F "rejected"]'), 2, "outside [0, 1]"),
+    Case("one name for two properties",
+         lambda d: check("-p", '"a": P=? [F "rejected"]', "-p", '"a": P=? [F "granted"]'), 2,
+         'the property name "a" is given twice'),
+    Case("one name in --prop and in --props", lambda d: check("-p", '"a": P=? [F "rejected"]', "--props",
+                                                             write(d, "p.props", '"a": Pmax=? [F "granted"];\n')), 2,
+         'the property name "a" is given twice'),
 ]
 
 

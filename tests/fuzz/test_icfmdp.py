@@ -2,7 +2,7 @@
 import pytest
 
 from . import models
-from .hostile import GRID, GRID_PATH, Case, write
+from .hostile import GRID, GRID_PATH, Case, fifo_with_reader, write
 from .paths import long_grid_path
 
 
@@ -13,6 +13,8 @@ def icfmdp(path_of, *args):
 CASES = [
     Case("the catastrophic path", icfmdp(lambda d: GRID_PATH), 0, "checked by Storm"),
     Case("a path of 20,000 steps", icfmdp(long_grid_path), 2, "stormcf accepts paths of at most 6,741 steps"),
+    Case("--plot a FIFO (PNG seeks while it is written)",
+         lambda d: icfmdp(lambda _: GRID_PATH, "--plot", fifo_with_reader(d, "v.png"))(d), 0, "plot written to"),
     Case("a path of 300 steps is fine", icfmdp(lambda d: long_grid_path(d, 300), "-q"), 0, "checked by Storm"),
     Case("--constants p=1/0 (Storm: SIGFPE)", lambda d: ["icfmdp", GRID, "-c", "p=1/0", "--path", GRID_PATH], 2,
          "division by zero in the value of the constant p"),

@@ -1,8 +1,10 @@
 """``stormcf info`` on hostile model files: Storm's crashes (signals) are refused before Storm sees them."""
+import os
+
 import pytest
 
 from . import models
-from .hostile import LOAN, Case, write
+from .hostile import LOAN, Case, write, zero_device
 
 CASES = [
     Case("integer constant 1/0", lambda d: ["info", models.int_division(d)], 2,
@@ -25,6 +27,27 @@ CASES = [
     Case("empty file", lambda d: ["info", write(d, "e.prism", "")], 2, "e.prism"),
     Case("binary file", lambda d: ["info", write(d, "b.prism", bytes(range(256)))], 2, "b.prism"),
     Case("a directory", lambda d: ["info", d], 2, "is a directory"),
+    Case("an unused variable of range [5..1] (was: DTMC with 1 states)",
+         lambda d: ["info", models.declared(d, "s : [5..1] init 5;")], 2,
+         "decl.prism:4: the variable s has the empty range [5..1]"),
+    Case("an unused variable initialised outside its range (was: DTMC with 1 states)",
+         lambda d: ["info", models.declared(d, "s : [0..2] init 5;")], 2,
+         "decl.prism:4: the initial value 5 of the variable s is outside its range [0..2]"),
+    Case("a variable initialised outside its range (was: no single initial state)",
+         lambda d: ["info", models.declared(d, "s : [0..2] init 5;", used=True)], 2,
+         "decl.prism:4: the initial value 5 of the variable s is outside its range [0..2]"),
+    Case("an initial value outside a range of constants",
+         lambda d: ["info", models.declared(d, "s : [0..N] init N+1;", used=True)], 2,
+         "the initial value 3 of the variable s is outside its range [0..2]"),
+    Case("a range of constants and an initial value within it",
+         lambda d: ["info", models.declared(d, "s : [0..N] init N;", used=True)], 0, "DTMC with 1 states"),
+    Case("a FIFO (was: file not found)", lambda d: ["info", _fifo(d, "m.prism")], 2,
+         "m.prism: is a FIFO, not a regular file"),
+    Case("a device like /dev/zero (was: file not found)", lambda d: ["info", zero_device(d)], 2,
+         "zero: is a character device, not a regular file"),
+    Case("--time-limit 1e18 (was: a traceback of the timer thread)",
+         lambda d: ["info", LOAN, "--time-limit", "1e18"], 2, "at most 1e9 (about 31 years), got 1e18"),
+    Case("--time-limit 1e9 is fine", lambda d: ["info", LOAN, "--time-limit", "1e9"], 0, "MDP with 9 states"),
     Case("--state-names '{s.__class__}'", lambda d: ["info", LOAN, "--state-names", "{s.__class__}"], 2,
          "attribute access and indexing are not allowed"),
     Case("--state-names '{s.foo}'", lambda d: ["info", LOAN, "--state-names", "{s.foo}"], 2,
@@ -41,6 +64,12 @@ CASES = [
     Case("--json onto the model", lambda d: ["info", write(d, "m.prism", open(LOAN).read()), "--json", "m.prism"], 2,
          "--json m.prism: is also the input MODEL"),
 ]
+
+
+def _fifo(folder, name):
+    """A FIFO nobody writes to: reading it would wait for ever."""
+    os.mkfifo(folder / name)
+    return folder / name
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)

@@ -58,6 +58,8 @@ CASES = [
     Case("an unknown group", solve(instance(), "0,0,0", "--group", "g"), 2, "unknown group 'g'"),
     Case("an agent of 2 features", solve(instance(), "0,0"), 2, "expected 3 entries"),
     Case("an agent of -1", solve(instance(), "0,-1,0"), 2, "expected an integer in [0, 2^31 - 1], got -1"),
+    Case("an agent that starts with -1 (was: expected one argument)", solve(instance(), "-1,0,0"), 2,
+         "--agent[0]: expected an integer in [0, 2^31 - 1], got -1"),
     Case("an agent of text", solve(instance(), "a,b,c"), 2, "expected 3 comma-separated integers"),
     Case("10,000 actions (dp): the state-action pairs pass the limit at once",
          solve(many_actions, ",".join(["0"] * 20), "--method", "dp"), 2,

@@ -25,6 +25,9 @@ CASES = [
     Case("--draws 0", lambda d: data("--draws", "0"), 2, "expected a positive integer"),
     Case("--max-size 0", lambda d: data("--max-size", "0"), 2, "expected a positive integer"),
     Case("10^12 draws", lambda d: data("--draws", str(10 ** 12)), 2, "would need about"),
+    Case("-n 1000 (was: the projected state space has inf states)",
+         lambda d: ["setcover-data", "d.npz", "-n", "1000", "-A", "8", "--draws", "10"], 2,
+         "--features 1000 (-n): the projected state space of"),
     Case("--instance-out onto OUT", lambda d: data("--instance-out", "d.npz"), 2,
          "--instance-out d.npz: is also d.npz"),
 ]

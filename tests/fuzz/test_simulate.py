@@ -1,7 +1,7 @@
 """``stormcf simulate``: the path file never replaces the model or the strategy it is simulated from."""
 import pytest
 
-from .hostile import IMPATIENT, LOAN, Case, write
+from .hostile import IMPATIENT, LOAN, Case, fifo_with_reader, full_device, write
 
 
 def copy(name, source):
@@ -19,6 +19,12 @@ CASES = [
                                                     "p.json"], 2, "--json p.json: is also --out p.json"),
     Case("--steps 10^12", lambda d: ["simulate", LOAN, "--steps", str(10 ** 12), "--out", "p.json"], 2,
          "would need about"),
+    Case("--out a full device", lambda d: ["simulate", LOAN, "--steps", "3", "--out", full_device(d)], 2,
+         "full: cannot write (No space left on device): the disk or device is full"),
+    Case("--json a full device", lambda d: ["simulate", LOAN, "--steps", "3", "--out", "p.json", "--json",
+                                            full_device(d)], 2, "full: cannot write (No space left on device)"),
+    Case("--out a FIFO", lambda d: ["simulate", LOAN, "--steps", "3", "--out", fifo_with_reader(d, "p.fifo")], 0,
+         "p.fifo: 3 steps"),
 ]
 
 

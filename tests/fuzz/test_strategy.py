@@ -27,6 +27,19 @@ CASES = [
     Case("strategy-file --scheduler with 1/0", lambda d: ["strategy-file", LOAN, "--scheduler",
                                                           'Pmin=? [F<=1/0 "rejected"]', "--out", "s.json"], 2,
          "division by zero"),
+    Case("--weights -1,1,1 is a value (was: expected one argument)", strategy("-p", BOUND, "--weights", "-1,1,1"), 2,
+         "weights must be non-negative numbers, got -1,1,1"),
+    Case("a bound written as 1/5 (was read as 0: infeasible)", strategy("-p", 'P<=1/5 [F "rejected"]'), 0,
+         "d = 1.69408"),
+    Case("a bound that is exactly the optimum", strategy("-p", 'P<=0.02 [F "rejected"]', "-w", "0,0,1"), 0,
+         "You can reach it with probability 0.02"),
+    Case("a bound that is exactly the optimum, --exact",
+         strategy("-p", 'P<=0.02 [F "rejected"]', "-w", "0,0,1", "--exact"), 0,
+         'exact check: P<=1/50 [F "rejected"] = 1/50 (= 0.02) (holds)'),
+    Case("a strict bound at the optimum", strategy("-p", 'P<0.02 [F "rejected"]'), 0,
+         "Pmin = 1/50 (exact) over all actionable strategies"),
+    Case("a probability bound above 1", strategy("-p", 'P<=1.5 [F "rejected"]'), 2,
+         "the probability bound 3/2 is outside [0, 1]"),
 ]
 
 

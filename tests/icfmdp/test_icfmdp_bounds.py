@@ -9,6 +9,7 @@ from stormcf.counterfactual_mdp import gumbel
 from stormcf.counterfactual_mdp import gumbel_cfmdp
 from stormcf.icfmdp import ASSUMPTIONS, interval_cfmdp, lp_step_bounds, pair_bounds, path_from_arrays
 from stormcf.paths import ObservedPath
+from stormcf.solvers import available
 
 from helpers import REFERENCE_FILES, random_mdps, reference_model
 
@@ -46,6 +47,21 @@ def test_closed_forms_equal_the_lp(case):
             lo, hi = lp_step_bounds(model.transitions, int(path.choices[t]), int(path.next_states[t]), assumptions)
             np.testing.assert_allclose(lower[t], lo, atol=1e-9, rtol=0)
             np.testing.assert_allclose(upper[t], hi, atol=1e-9, rtol=0)
+
+
+@pytest.mark.parametrize("solver", [
+    pytest.param(name, marks=pytest.mark.skipif(not available(name), reason=f"{name} is not installed"))
+    for name in ("highs", "scip", "gurobi")])
+@given(random_mdps())
+@settings(max_examples=4)
+def test_the_lp_on_every_solver_is_the_closed_form(solver, case):
+    """``--solver``: each installed solver's LP optimum is the closed form, every transition and step."""
+    model, path = case
+    lower, upper = interval_cfmdp(path, "cs+m", layers="all").aligned()
+    for t in range(path.T):
+        lo, hi = lp_step_bounds(model.transitions, int(path.choices[t]), int(path.next_states[t]), solver=solver)
+        np.testing.assert_allclose(lower[t], lo, atol=1e-8, rtol=0)
+        np.testing.assert_allclose(upper[t], hi, atol=1e-8, rtol=0)
 
 
 def test_lp_mode_equals_closed_forms_on_gridworld(reference_instances):

@@ -12,6 +12,7 @@ from stormcf.recourse import (Action, BRKGASettings, Feature, Plans, RecoursePro
 from stormcf.recourse.brkga import dominates, first_front
 from stormcf.recourse.exact import achievable_set, inside, optimum, plan_mdp
 from stormcf.recourse.objectives import simulate
+from stormcf.solvers import available
 
 from .oracles import numeric2
 
@@ -203,3 +204,33 @@ def test_infeasible_problem_is_proven_by_storm():
     problem = numeric2().variant(classifier=lambda X: np.zeros(len(X), dtype=int))
     result = solve_recourse(problem, BRKGASettings(n_offspring=30, n_mutants=10, generations=5))
     assert result.status == "infeasible" and result.front == []
+
+
+def inside_the_hull(point: np.ndarray, vertices: np.ndarray, tolerance: float) -> bool:
+    """Brute force in two dimensions: ``point`` lies in conv(vertices) + R²₊ iff a point of a segment between two
+    vertices (or a vertex) is <= point + tolerance (moving down from a point of the hull, one meets its boundary)."""
+    for a, b in itertools.combinations_with_replacement(vertices, 2):
+        low, high = 0.0, 1.0                        # λ with λ·a + (1 − λ)·b <= point + tolerance
+        for slope, room in zip(a - b, point + tolerance - b):
+            if slope > 0:
+                high = min(high, room / slope)
+            elif slope < 0:
+                low = max(low, room / slope)
+            elif room < 0:
+                high = -1.0
+        if low <= high:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("solver", [
+    pytest.param(name, marks=pytest.mark.skipif(not available(name), reason=f"{name} is not installed"))
+    for name in ("highs", "scip", "gurobi")])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_achievable_set_test_on_every_solver_is_brute_force(solver, seed):
+    """``--solver`` of ``--storm-front``: each installed solver's feasibility LPs say what the segments say."""
+    rng = np.random.default_rng(seed)
+    vertices, points = rng.random((5, 2)), rng.random((40, 2)) * 1.4 - 0.2
+    expected = [inside_the_hull(p, vertices, 1e-9) for p in points]
+    assert any(expected) and not all(expected)
+    assert inside(points, vertices, 1e-9, solver).tolist() == expected

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from stormcf import interrupt
-from stormcf.deadline import Deadline
+from stormcf.run import Run
 from stormcf.errors import TimeLimitReached
 from stormcf.setcover.data import LabelledAgents, generate, generate_grouped, split
 from stormcf.setcover.learn import Generator, GeneratorError, TrainingSettings, evaluate, exact_match, train
@@ -191,7 +191,7 @@ def test_an_ensemble_shares_the_time_limit_and_keeps_the_networks_trained(tiny):
     settings = replace(TINY, epochs=4, patience=4, batch_size=16, ensemble=2)
     per_epoch = batches_per_epoch(train_set, settings)
     assert per_epoch >= 6                       # slack for the readings between and around the two networks
-    gen = train("mc", train_set, settings, deadline=Deadline(6 * per_epoch + 5, clock=CallClock()))
+    gen = train("mc", train_set, settings, run=Run(6 * per_epoch + 5, clock=CallClock()))
     assert [(m["epochs"], m["stopped"]) for m in gen.info["members"]] == [(1, "time limit")] * 2
     assert gen.info["stopped"] == "time limit" and len(gen.network.members) == 2
 
@@ -203,7 +203,7 @@ def test_an_ensemble_shares_the_time_limit_and_keeps_the_networks_trained(tiny):
             return now
 
     try:
-        gen = train("mc", train_set, settings, deadline=Deadline(None, clock=Interrupting()))
+        gen = train("mc", train_set, settings, run=Run(None, clock=Interrupting()))
     finally:
         interrupt.clear()
     assert [(m["epochs"], m["stopped"]) for m in gen.info["members"]] == [(4, "epochs")]
@@ -219,11 +219,11 @@ def test_time_limit_keeps_the_best_epoch(tiny):
     of batch 2 P + 1, the first of epoch 3, finds it expired."""
     train_set, _ = tiny
     per_epoch = batches_per_epoch(train_set, TINY)
-    deadline = Deadline(4 * per_epoch + 4, clock=CallClock())
-    gen = train("mc", train_set, replace(TINY, epochs=10, patience=10), deadline=deadline)
+    deadline = Run(4 * per_epoch + 4, clock=CallClock())
+    gen = train("mc", train_set, replace(TINY, epochs=10, patience=10), run=deadline)
     assert gen.info["stopped"] == "time limit" and gen.info["epochs"] == 2 and gen.info["best_epoch"] in (1, 2)
     with pytest.raises(TimeLimitReached, match="before the first epoch"):
-        train("mc", train_set, TINY, deadline=Deadline(1.5, clock=CallClock()))
+        train("mc", train_set, TINY, run=Run(1.5, clock=CallClock()))
 
 
 def test_ctrl_c_keeps_the_best_epoch_or_saves_nothing(tiny):
@@ -245,11 +245,11 @@ def test_ctrl_c_keeps_the_best_epoch_or_saves_nothing(tiny):
     # stop is seen by the next batch's check
     try:
         gen = train("na", train_set, replace(TINY, epochs=10),
-                    deadline=Deadline(None, clock=Interrupting(per_epoch + 2)))
+                    run=Run(None, clock=Interrupting(per_epoch + 2)))
         assert gen.info["stopped"] == "interrupted" and gen.info["epochs"] == 1
         interrupt.clear()
         with pytest.raises(KeyboardInterrupt):
-            train("na", train_set, TINY, deadline=Deadline(None, clock=Interrupting(2)))
+            train("na", train_set, TINY, run=Run(None, clock=Interrupting(2)))
     finally:
         interrupt.clear()
 

@@ -215,3 +215,52 @@ def test_top_classes_equal_the_stable_full_sort(rows, classes, k, levels, seed):
         scores = np.floor(scores * levels) / levels
     expected = np.argsort(-scores, axis=1, kind="stable")[:, :k]
     np.testing.assert_array_equal(top_classes(scores, k), expected)
+
+
+# ==================================================================================================== the analyses
+def test_the_pipeline_analyses_give_reports_whose_files_are_saved_on_request(tmp_path):
+    """setcover-data, -learn and -evaluate through their analyses (as the command line runs them): Reports whose
+    documents are valid under the schema before and after their files are saved."""
+    import json
+    from pathlib import Path
+
+    import jsonschema
+
+    from stormcf.report import to_json_data
+    from stormcf.setcover.task import DataSetGeneration, GeneratorEvaluation, GeneratorTraining
+    schema = json.loads((Path(__file__).resolve().parents[2] / "docs" / "schema" / "stormcf-1.json").read_text())
+    made = DataSetGeneration(n=8, actions=12, draws=500)(None, None, None)
+    assert made.to_dict()["facts"]["out"] is None and made.text().startswith("the data set: 157 agents")
+    made.save(tmp_path / "d.npz")
+    assert made.to_dict()["facts"]["out"] == str(tmp_path / "d.npz") and len(LabelledAgents.load(made.out)) == 157
+    trained = GeneratorTraining(generator="knn", k=1)(made.data, None, "d.npz")
+    assert trained.status == "ok" and trained.generator.info["data"] == "d.npz" and "(not saved)" in trained.text()
+    trained.save(tmp_path / "g.npz", tmp_path / "t.npz")
+    assert LabelledAgents.load(trained.test_out).X.tolist() == trained.held_out.X.tolist()
+    evaluated = GeneratorEvaluation(top_k=2)(Generator.load(trained.out), trained.held_out, None)
+    assert evaluated.metrics["guaranteed_valid_rate"] == 1.0 and evaluated.metrics["top_k"] == 2
+    for result in (made, trained, evaluated):
+        jsonschema.validate(to_json_data(result.to_dict()), schema)
+
+
+def test_the_pipeline_analyses_stop_with_their_run(small):
+    """A run past its limit ends labelling, augmentation and the evaluation at their first check, naming the
+    phase; a stopped run ends them with Interrupted (setcover-learn has no epoch to keep before training)."""
+    from stormcf.errors import TimeLimitReached
+    from stormcf.interrupt import Interrupted
+    from stormcf.run import Run
+    from stormcf.setcover.task import DataSetGeneration, GeneratorEvaluation, GeneratorTraining
+
+    def spent(seconds: float = 1.0) -> Run:
+        return Run(seconds, elapsed=seconds)                  # its time ran out before it started
+    with pytest.raises(TimeLimitReached, match="the time limit of 1 s was reached during the search of reachable"):
+        DataSetGeneration(n=8, actions=12, draws=500)(None, None, None, spent())
+    with pytest.raises(TimeLimitReached, match="during the augmentation"):
+        GeneratorTraining(generator="knn", augment=50)(small, None, None, spent())
+    stopped = Run()
+    stopped.stop()
+    with pytest.raises(Interrupted):
+        GeneratorTraining(generator="knn", augment=50)(small, None, None, stopped)
+    generator = train("knn", small)
+    with pytest.raises(TimeLimitReached, match="during the predictions"):
+        GeneratorEvaluation()(generator, small, None, spent())

@@ -19,7 +19,7 @@ def market_split(m: int = 5, seed: int = 3):
     n = 10 * (m - 1)
     a = rng.integers(0, 100, size=(m, n))
     b = FormulationBuilder()
-    x = b.variables(n, binary=True)
+    x = b.variables(n, integer=True)
     slack = b.variables(2 * m, ub=np.inf)
     rows = sp.hstack([sp.csr_matrix(a), sp.eye(m), -sp.eye(m)]).tocsr()
     target = np.floor(a.sum(axis=1) / 2)

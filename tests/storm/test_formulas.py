@@ -3,6 +3,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import stormcf
 
@@ -95,3 +97,43 @@ def test_expression_semantics_are_storms(tmp_path):
 def test_reward_property_without_name_uses_the_only_reward_model(loan):
     p = stormcf.parse_property(loan, 'Rmax=? [C<=3]')
     assert p.reward_model == "steps" and p.path == "cumulative"
+
+
+# ============================================================================================== bounds read exactly
+@pytest.mark.parametrize("written, decimal, value", [
+    ('P<=1/5 [F "rejected"]', 'P<=0.2 [F "rejected"]', Fraction(1, 5)),
+    ('R{"steps"}<=9/4 [F "granted" | "rejected"]', 'R{"steps"}<=2.25 [F "granted" | "rejected"]', Fraction(9, 4)),
+    ('P>=(1+2)/5 [F "granted"]', 'P>=0.6 [F "granted"]', Fraction(3, 5)),
+    ('T<=1/3 [F "granted" | "rejected"]', 'T<=0.3333333333333333333 [F "granted" | "rejected"]', None),
+    ('P<=REJECTED/40 [F "rejected"]', 'P<=0.2 [F "rejected"]', Fraction(1, 5)),   # a constant of the model
+])
+def test_a_bound_written_as_an_expression_is_the_fraction_storm_reads(loan, written, decimal, value):
+    """Storm evaluates a bound's expression as a rational (stormpy's formula.threshold gave 0 for 1/5)."""
+    a, b = stormcf.parse_property(loan, written), stormcf.parse_property(loan, decimal)
+    if value is None:
+        assert a.threshold == Fraction(1, 3) and b.threshold == Fraction(3333333333333333333, 10**19)
+    else:
+        assert a.threshold == b.threshold == value and a.comparison == b.comparison
+
+
+@given(b=st.fractions(min_value=0, max_value=1, max_denominator=10**12), decimals=st.integers(1, 25))
+@settings(max_examples=30)
+def test_random_bounds_are_read_exactly(loan, b, decimals):
+    """The bound read equals Fraction(b), written as a fraction or (rounded to some decimals) as a decimal."""
+    as_fraction = stormcf.parse_property(loan, f'P<={b.numerator}/{b.denominator} [F "rejected"]')
+    assert as_fraction.threshold == b
+    rounded = Fraction(round(b * 10**decimals), 10**decimals)
+    digits = f"{rounded.numerator * 10**decimals // rounded.denominator:0{decimals + 1}d}"
+    as_decimal = stormcf.parse_property(loan, f'R{{"steps"}}>={digits[:-decimals]}.{digits[-decimals:]} [F "granted"]')
+    assert as_decimal.threshold == rounded
+
+
+@pytest.mark.parametrize("text", ['P<=1.5 [F "rejected"]', 'P>=-1/10 [F "rejected"]', 'P<3/2 [F "rejected"]'])
+def test_a_probability_bound_outside_0_1_is_refused(loan, text):
+    with pytest.raises(stormcf.errors.PropertyError, match=r"outside \[0, 1\]"):
+        stormcf.parse_property(loan, text)
+
+
+def test_a_step_bound_written_as_an_expression(loan):
+    assert stormcf.parse_property(loan, 'P=? [F<=(1+2) "rejected"]').step_bound == 3
+    assert stormcf.parse_property(loan, 'P=? [F<=REJECTED "rejected"]').step_bound == 8

@@ -131,3 +131,15 @@ def test_info_shows_choice_names(capsys):
     out = capsys.readouterr().out
     assert "MDP with 670 states" in out                                  # QVBS: Storm, 670 states
     assert "choice names:  5 state(s) have several choices of one action" in out and "rec#0, rec#1 in state" in out
+
+
+def test_a_model_with_an_init_block_loads_and_its_declarations_are_still_checked(tmp_path):
+    """With ``init ... endinit`` the variables have no initial values of their own: reading one (to check it lies
+    in the range) killed the process with SIGSEGV; the ranges are still checked."""
+    text = "dtmc\nmodule m\n  x : [0..3];\n  [] x<3 -> (x'=x+1);\n  [] x=3 -> true;\nendmodule\ninit x=1 endinit\n"
+    (tmp_path / "init.prism").write_text(text)
+    model = stormcf.load_model(tmp_path / "init.prism")
+    assert model.n_states == 3 and model.valuations["x"][model.initial_state] == 1
+    (tmp_path / "empty.prism").write_text(text.replace("[0..3]", "[3..0]"))
+    with pytest.raises(stormcf.ModelError, match=r"empty.prism:3: the variable x has the empty range \[3..0\]"):
+        stormcf.load_model(tmp_path / "empty.prism")
