@@ -24,7 +24,8 @@ subreaper (``PR_SET_CHILD_SUBREAPER``), so that the CPU time of processes orphan
 
 The cases (the inputs are made in a scratch directory first): ``strategy-highs`` and ``strategy-scip`` (the d0
 MILP of a 50,000-state process MDP, ``--exact``), ``strategy-gurobi`` (frozenlake4, the mixed objective on Gurobi),
-``setcover-learn`` (the MC generator on 12 features), ``recourse`` (Adult, instance 0), ``paths`` (``icfmdp
+``setcover-learn`` (the MC generator on 12 features), ``recourse`` (Adult, instance 0, 100,000 generations: it
+works at every signal), ``paths`` (``icfmdp
 --paths``, 40 Sepsis paths), ``frozenlake8`` (``strategy``, no time limit given: the messages must name the user's
 Ctrl-C), and the slow case of every other analysis of ``tests/test_conformance.py`` (``check``, ``icfmdp``,
 ``explain-path``, ``setcover``, ``learn``).
@@ -96,7 +97,7 @@ def setcover_data(folder: Path) -> str:
     path = folder / "d12.npz"
     if not path.exists():
         subprocess.run([sys.executable, "-m", "stormcf", "setcover-data", str(path), "-n", "12", "-q"], check=True,
-                       cwd=folder, env=ENV)
+                       cwd=folder, env=ENV, stdout=subprocess.DEVNULL)
     return str(path)
 
 
@@ -140,7 +141,7 @@ CASES: dict[str, Callable[[Path], list[str]]] = {
     "frozenlake8": lambda d: ["strategy", str(MODELS / "frozenlake8.prism"), "-s", uniform(d), "-p",
                               'P<=0.5 [F "hole"]'],
     "setcover-learn": lambda d: ["setcover-learn", setcover_data(d), "--generator", "mc", "--out", "gen.npz"],
-    "recourse": lambda d: ["recourse", "--dataset", "adult", "--instance", "0"],
+    "recourse": lambda d: ["recourse", "--dataset", "adult", "--instance", "0", "--generations", "100000"],
     "paths": lambda d: ["icfmdp", str(MODELS / "sepsis.prism"), "--paths", sepsis_paths(d, 40)],
     "check": lambda d: ["check", str(MODELS / "grid.prism"), "-c", "N=1200", "-p", 'Pmax=? [F "goal"]'],
     "icfmdp": lambda d: ["icfmdp", str(MODELS / "sepsis.prism"), "--path", str(MODELS / "sepsis.sampled.json"),
