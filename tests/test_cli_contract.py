@@ -417,7 +417,7 @@ def test_gurobis_caught_ctrl_c_counts_as_the_first():
     """A Ctrl-C that Gurobi caught while it solved is the user's first: the next one is the second and quits
     (before, Python's handler counted it as the first, and the command went on to exit 0)."""
     from stormcf import interrupt
-    with interrupt.command_signals(graceful=True):
+    with interrupt.command_signals():
         interrupt.caught_elsewhere()
         assert interrupt.requested()
         with pytest.raises(KeyboardInterrupt):
@@ -448,11 +448,11 @@ def test_work_until_request_ends_at_the_first_ctrl_c():
     """Work the answer can do without, or a phase without safe points before any answer, ends at the first Ctrl-C:
     at once, when a library swallowed the exception (scikit-learn's training loop), or before it starts."""
     from stormcf import interrupt
-    with interrupt.command_signals(graceful=True):
+    with interrupt.command_signals():
         with pytest.raises(interrupt.Interrupted), interrupt.until_request():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
-    with interrupt.command_signals(graceful=True):
+    with interrupt.command_signals():
         with pytest.raises(interrupt.Interrupted), interrupt.until_request():
             try:
                 os.kill(os.getpid(), signal.SIGINT)
