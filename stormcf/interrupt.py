@@ -5,8 +5,18 @@ behind (child processes, temporary files) when it is ended.
   safe points (between solver calls, GA generations, bisection steps, training epochs; :class:`~stormcf.deadline.
   Deadline` turns it into an expired deadline), stop there and report their best checked answer with status
   ``interrupted``. A phase that has no answer yet raises :class:`Interrupted`. Commands that cannot stop early get a
-  :class:`KeyboardInterrupt` at once; the second Ctrl-C always raises it (exit code 130).
+  :class:`KeyboardInterrupt` at once; the second Ctrl-C always raises it (exit code 130), also when the first was
+  caught by a library (Gurobi, while it solves: :func:`caught_elsewhere`). Work the answer can do without (its exact
+  re-check), and a phase without safe points before there is any answer, stop at the first Ctrl-C at once
+  (:func:`until_request`).
 - SIGTERM raises :class:`Terminated` (exit code 143).
+- A final signal (SIGTERM, the second Ctrl-C) wins over whatever the command was doing: an exception a library
+  swallowed or turned into another one (pybind11 makes it an ImportError "initialization failed" when the signal
+  interrupts an extension module's import) is raised again (:func:`raise_if_ending`), also right before an output
+  file is put in place, so that no output file is written after it.
+- Before a command's handlers are installed and after they are removed (Python's start-up and imports, the
+  interpreter's exit), SIGINT and SIGTERM end the process at once with 130 / 143 and one line
+  (:func:`exit_on_signals`, the first thing ``python -m stormcf`` does).
 
 Python runs signal handlers only between bytecodes of the main thread, so a signal that arrives while Storm, a solver
 library or a numpy kernel works in C code would wait for that call to end. :func:`command_signals` therefore also
@@ -14,7 +24,12 @@ starts a watchdog thread on Python's signal wake-up descriptor: it sets the stop
 and solvers in child processes are stopped within a fraction of a second), and when the main thread has not ended the
 process :data:`GRACE` seconds after a SIGTERM or a final Ctrl-C, it ends it itself: it kills the child processes and
 removes the temporary files registered with :func:`track_child` and :func:`track_path`, says why on stderr and exits
-with 143 or 130. Child processes started by stormcf also die with their parent (:func:`die_with_parent`).
+with 143 or 130. Child processes started by stormcf also die with their parent (:func:`die_with_parent`), and are
+started with SIGINT and SIGTERM blocked (:func:`signals_blocked`) until they have dropped the parent's handlers.
+
+A command's temporary files, and its libraries' (Storm's model exchange, PyTorch's inductor cache, which ``import
+torch._dynamo`` creates in ``$TMPDIR``), all go to one folder of its own (:func:`scratch_folder`), removed however
+the command ends.
 """
 from __future__ import annotations
 
@@ -27,8 +42,12 @@ import sys
 import tempfile
 import threading
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
+
+if TYPE_CHECKING:
+    from .deadline import Deadline
 
 #: seconds the main thread has to end the process after a SIGTERM or a final Ctrl-C before the watchdog does
 GRACE = 2.0
@@ -36,6 +55,15 @@ GRACE = 2.0
 INTERRUPTED_EXIT, TERMINATED_EXIT = 130, 143
 
 _requested = False
+#: the exception of the final signal that arrived (SIGTERM: Terminated, the last Ctrl-C: KeyboardInterrupt), or None
+_ending: type[BaseException] | None = None
+#: Ctrl-Cs of the running command: all of them, and those a library caught before Python's handler could
+#: (:func:`caught_elsewhere`); whether the first one is a request (:func:`command_signals`)
+_interrupts = _caught = 0
+_graceful: Callable[[], bool] = lambda: True       # noqa: E731 - the running command's (command_signals)
+#: whether the user pressed Ctrl-C during a command of this process (never reset: :func:`ever_interrupted`)
+_ever_interrupted = False
+_until_request: ContextVar[bool] = ContextVar("stormcf_until_request", default=False)
 _children: dict[int, None] = {}
 _paths: dict[Path, None] = {}
 _lock = threading.Lock()
@@ -56,15 +84,76 @@ def request() -> None:
     _requested = True
 
 
+def caught_elsewhere() -> None:
+    """A Ctrl-C that a library caught itself (Gurobi, while it solves) reached stormcf that way: it counts as one of
+    the user's, as if Python's handler had received it (the first asks the analysis to stop, the next one is final
+    and raises :class:`KeyboardInterrupt`)."""
+    global _caught
+    _caught += 1
+    _on_interrupt()
+
+
 def requested() -> bool:
     """Whether the user asked to stop."""
     return _requested
 
 
+@contextmanager
+def until_request() -> Iterator[None]:
+    """Work in the block ends at the user's first Ctrl-C, not only at the second: the handler raises
+    :class:`Interrupted` in it at once (also while a Storm call waits for its child process), the block does not
+    start when the user asked to stop before, and it raises :class:`Interrupted` when it ends after a request whose
+    exception a library swallowed (scikit-learn's training loop catches KeyboardInterrupt). For work the answer can
+    do without (the exact re-check of an answer Storm checked in floating point) and for a phase without safe points
+    before there is any answer (scikit-learn training the recourse classifier, a minute). Elsewhere the first Ctrl-C
+    lets the work go on to its next safe point, and a Storm call finishes: it may be the check of the answer."""
+    if _requested:
+        raise Interrupted
+    token = _until_request.set(True)
+    try:
+        yield
+    finally:
+        _until_request.reset(token)
+    if _requested:
+        raise Interrupted
+
+
+def ever_interrupted() -> bool:
+    """Whether the user pressed Ctrl-C during a command of this process (also after the command ended): ``python -m
+    stormcf`` then ends without the interpreter's teardown, during which a further Ctrl-C would meet Python's
+    default handler again (the process killed by SIGINT, not exit code 130)."""
+    return _ever_interrupted
+
+
+def stopped_by(deadline: Deadline) -> str:
+    """What ended work under ``deadline`` early, in a message's words: "the user's Ctrl-C", "a request to stop" (a
+    run stopped from another thread), or the limit as the user gave it ("the time limit of 600 s")."""
+    if _requested:
+        return "the user's Ctrl-C"
+    return "a request to stop" if deadline.interrupted else deadline.limit
+
+
 def clear() -> None:
-    global _requested
+    global _requested, _ending, _interrupts, _caught
     _requested = False
-    _raised.clear()
+    _ending = None
+    _interrupts = _caught = 0
+
+
+def _end(error: type[BaseException]) -> None:
+    """Record the final signal (the watchdog does so at once, also while the main thread works in C code)."""
+    global _ending
+    request()
+    if _ending is None or error is Terminated:
+        _ending = error
+
+
+def raise_if_ending() -> None:
+    """Raise the exception of the final signal that arrived, if one did: where a command ends normally or with an
+    error (Python drops an exception a handler raises in an at-fork hook or a finaliser, a library may swallow it or
+    turn it into another) and right before an output file is put in place."""
+    if _ending is not None:
+        raise _ending()
 
 
 # ================================================================================================ cleanup registry
@@ -92,26 +181,75 @@ def untrack_path(path: str | os.PathLike) -> None:
 
 @contextmanager
 def temporary_directory(prefix: str = "stormcf-") -> Iterator[Path]:
-    """A temporary directory (as :class:`tempfile.TemporaryDirectory`) that is also removed when the command is
-    ended by a signal."""
-    with tempfile.TemporaryDirectory(prefix=prefix) as name:
-        track_path(name)
+    """A new temporary directory (as :class:`tempfile.TemporaryDirectory`, in ``tempfile.gettempdir()``), removed at
+    the block's end and when the command is ended by a signal: it is registered (:func:`track_path`) before it is
+    made, so that no moment exists in which it is there but unknown to :func:`clean_up`."""
+    while True:
+        path = Path(tempfile.gettempdir()) / f"{prefix}{os.urandom(4).hex()}"
+        track_path(path)
         try:
-            yield Path(name)
+            path.mkdir(mode=0o700)
+            break
+        except FileExistsError:
+            untrack_path(path)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        untrack_path(path)
+
+
+@contextmanager
+def scratch_folder() -> Iterator[Path]:
+    """A folder of the command's own in ``$TMPDIR`` that takes every temporary file of the command and its libraries
+    and child processes (``tempfile.tempdir`` and ``TMPDIR`` point there while the block runs), removed when it ends,
+    also when a signal ends the command (:func:`clean_up`)."""
+    previous, variable = tempfile.tempdir, os.environ.get("TMPDIR")
+    with temporary_directory() as folder:
+        tempfile.tempdir = os.environ["TMPDIR"] = str(folder)
+        try:
+            yield folder
         finally:
-            untrack_path(name)
+            tempfile.tempdir = previous
+            if variable is None:
+                os.environ.pop("TMPDIR", None)
+            else:
+                os.environ["TMPDIR"] = variable
+
+
+_STOPPING = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def signals_blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM held back in this thread while a child process is started (``os.fork``, ``subprocess``):
+    the child inherits the mask and unblocks them in :func:`die_with_parent`, once it no longer runs this process's
+    handlers (which would raise there, and write to this process's signal wake-up descriptor, so that the watchdog
+    would count the terminal's one Ctrl-C twice); here they are delivered when the block ends."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
 
 
 def die_with_parent(ignore_ctrl_c: bool = True) -> None:
     """In a child process (``preexec_fn`` of :class:`subprocess.Popen`, or after ``os.fork``): ask the kernel to kill
-    it when its parent dies (Linux ``PR_SET_PDEATHSIG``), and ignore the terminal's Ctrl-C (the parent decides)
-    unless ``ignore_ctrl_c`` is False."""
+    it when its parent dies (Linux ``PR_SET_PDEATHSIG``), ignore the terminal's Ctrl-C (the parent decides) unless
+    ``ignore_ctrl_c`` is False, end by SIGTERM's default action, write no signal to the parent's wake-up descriptor,
+    and unblock both signals (:func:`signals_blocked`)."""
     if ignore_ctrl_c:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        signal.set_wakeup_fd(-1)
+    except ValueError:                           # not the main thread of the main interpreter
+        pass
     try:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)     # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
 
 
 def clean_up() -> None:
@@ -135,10 +273,21 @@ def _remove_paths() -> None:
     with _lock:
         paths = list(_paths)
     for path in paths:
-        if path.is_dir():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            path.unlink(missing_ok=True)
+        _remove(path)
+
+
+def _remove(path: Path) -> None:
+    """Remove a file or a folder; a folder is renamed first, so that a thread still at work cannot create anything
+    in it any more (it may run on while the watchdog ends the process)."""
+    if not path.is_dir():
+        path.unlink(missing_ok=True)
+        return
+    gone = path.with_name(path.name + ".removed")
+    try:
+        os.rename(path, gone)
+    except OSError:
+        gone = path
+    shutil.rmtree(gone, ignore_errors=True)
 
 
 #: what the running command writes when the process is ended from outside its main thread (:func:`last_words`)
@@ -178,31 +327,40 @@ def _end_process(code: int, word: str, fallback: Callable[[], None] | None = Non
 
 
 # ================================================================================================ handlers
+def exit_on_signals() -> None:
+    """Until a command installs its own handlers (:func:`command_signals`), and again after it has removed them:
+    SIGTERM and SIGINT end the process at once with 143 / 130 and one line (children killed, temporary files
+    removed). In Python's start-up an exception raised by a handler could surface as another one (an extension
+    module's initialisation turns it into an ImportError) or as a traceback; at the interpreter's exit it could hang
+    it. A SIGINT that is ignored (a job started in the background) stays ignored. Python's temporary folder is
+    found first, with both signals held back: finding it writes and removes a test file there, which an exit in
+    between would leave behind."""
+    with signals_blocked():                      # this process has one thread yet: the signals wait
+        tempfile.gettempdir()
+        signal.signal(signal.SIGTERM, lambda signum, frame: _end_process(TERMINATED_EXIT, "terminated"))
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, lambda signum, frame: _end_process(INTERRUPTED_EXIT, "interrupted"))
+
+
 @contextmanager
 def command_signals(graceful: Callable[[], bool] = lambda: True) -> Iterator[None]:
-    """While active (in the main thread): SIGTERM raises :class:`Terminated`; while ``graceful()`` the first SIGINT is a
-    :func:`request` (said on stderr) and the second raises :class:`KeyboardInterrupt`; without, the first raises it.
+    """While active (in the main thread): SIGTERM raises :class:`Terminated`; while ``graceful()`` the first SIGINT is
+    a :func:`request` (said on stderr) and the second raises :class:`KeyboardInterrupt`; without, the first raises it.
     A watchdog thread ends the process when the main thread cannot (module docstring). Restores the previous
     handlers and wake-up descriptor."""
+    global _graceful
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    interrupts = 0
 
     def on_sigint(signum, frame) -> None:
-        nonlocal interrupts
-        interrupts += 1
-        if not graceful() or interrupts > 1:
-            _raise(KeyboardInterrupt())
-            return
-        request()
-        print("stormcf: stopping at the next safe point with the best checked answer (Ctrl-C again to quit)",
-              file=sys.stderr, flush=True)
+        _on_interrupt()
 
     def on_sigterm(signum, frame) -> None:
-        _raise(Terminated())
+        _raise(Terminated)
 
     clear()
+    _graceful = graceful
     reader, writer = socket.socketpair()
     writer.setblocking(False)
     previous = {signal.SIGINT: signal.signal(signal.SIGINT, on_sigint),
@@ -214,9 +372,9 @@ def command_signals(graceful: Callable[[], bool] = lambda: True) -> Iterator[Non
     try:
         yield
     finally:                                     # the main thread got here: it ends the process itself
-        signal.set_wakeup_fd(previous_fd)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        signal.set_wakeup_fd(previous_fd)
         writer.close()                           # ends the watchdog's read
         watchdog.join(1.0)
         reader.close()
@@ -225,31 +383,31 @@ def command_signals(graceful: Callable[[], bool] = lambda: True) -> Iterator[Non
         clear()
 
 
-_deferred: list[BaseException] = []
 _deferring = 0
 
 
-_raised: list[BaseException] = []
-
-
-def _raise(error: BaseException) -> None:
-    """Raise a signal's exception, or, inside :func:`deferred_signals`, keep it for the block's end. Each is recorded
-    for :func:`raise_lost_signal`."""
-    _raised.append(error)
-    if _deferring:
-        request()
-        _deferred.append(error)
+def _on_interrupt() -> None:
+    """A Ctrl-C of the user's: the first one of a graceful command asks it to stop (said on stderr), any other raises
+    :class:`KeyboardInterrupt`."""
+    global _interrupts, _ever_interrupted
+    _interrupts += 1
+    _ever_interrupted = True
+    if not _graceful() or _interrupts > 1:
+        _raise(KeyboardInterrupt)
         return
-    raise error
+    request()
+    print("stormcf: stopping at the next safe point with the best checked answer (Ctrl-C again to quit)",
+          file=sys.stderr, flush=True)
+    if _until_request.get():
+        raise Interrupted
 
 
-def raise_lost_signal() -> None:
-    """Raise again the exception a signal handler raised during this command (:func:`command_signals`), for a
-    command that ended normally all the same: Python drops an exception raised while it runs an at-fork hook or a
-    finaliser (it prints "Exception ignored"), so a Ctrl-C that arrives while Storm's child is forked was lost and
-    the command went on to exit 0. Called where the command has ended without an exception."""
-    if _raised:
-        raise _raised[-1]
+def _raise(error: type[BaseException]) -> None:
+    """Record a final signal (:func:`raise_if_ending`) and raise its exception, or, inside :func:`deferred_signals`,
+    keep it for the block's end."""
+    _end(error)
+    if not _deferring:
+        raise error()
 
 
 @contextmanager
@@ -263,10 +421,8 @@ def deferred_signals() -> Iterator[None]:
         yield
     finally:
         _deferring -= 1
-        if not _deferring and _deferred:
-            error = _deferred.pop(0)
-            _deferred.clear()
-            raise error
+        if not _deferring:
+            raise_if_ending()
 
 
 def _watch(reader: socket.socket, graceful: Callable[[], bool], endings: list[threading.Timer]) -> None:
@@ -284,10 +440,11 @@ def _watch(reader: socket.socket, graceful: Callable[[], bool], endings: list[th
             if signum == signal.SIGINT:
                 interrupts += 1
                 request()
-                if not graceful() or interrupts > 1:
+                if not graceful() or interrupts + _caught > 1:
+                    _end(KeyboardInterrupt)
                     endings.append(_end_if_still_running(INTERRUPTED_EXIT, "interrupted"))
             elif signum == signal.SIGTERM:
-                request()
+                _end(Terminated)
                 endings.append(_end_if_still_running(TERMINATED_EXIT, "terminated"))
 
 

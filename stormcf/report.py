@@ -200,7 +200,9 @@ def json_text(data: Any) -> str:
 def temporary_beside(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
     """A new, empty file beside ``target`` to write its new content into before renaming it into place. It gets the
     permissions a plain ``open(target, "w")`` would give: a new file 0666 less the umask (the kernel applies it, as
-    for ``open()``), an existing file keeps its mode. (``tempfile.mkstemp`` would make every output 0600.)"""
+    for ``open()``), an existing file keeps its mode. (``tempfile.mkstemp`` would make every output 0600.) It is
+    registered for removal when a signal ends the command (:func:`stormcf.interrupt.track_path`) before it is made;
+    the caller untracks it when it is renamed or removed."""
     target = Path(target)
     try:
         mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else None
@@ -208,10 +210,15 @@ def temporary_beside(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
         mode = None
     for _ in range(100):
         name = target.parent / f".{target.name}.{secrets.token_hex(4)}{suffix}"
+        interrupt.track_path(name)
         try:
             fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
+            interrupt.untrack_path(name)
             continue
+        except BaseException:
+            interrupt.untrack_path(name)
+            raise
         try:
             if mode is not None:
                 os.fchmod(fd, mode)
@@ -222,14 +229,17 @@ def temporary_beside(target: str | os.PathLike, suffix: str = ".tmp") -> Path:
 
 
 @contextlib.contextmanager
-def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
+def atomic_output(out: str | os.PathLike, after_final_signal: bool = False) -> Iterator[Path]:
     """A temporary file beside ``out`` to write into (:func:`temporary_beside`: the permissions a plain write would
     give); renamed to ``out`` when the block succeeds, removed when it fails (an exception, a full disk, a signal
     turned into an exception), so that ``out`` is either the complete new file or what it was before. A symbolic
     link is followed: the file it names is replaced (the temporary file is made beside that file) and the link
     stays. What is not a regular file (:func:`~stormcf.files.written_in_place`: a device, a FIFO, ``/dev/stdout``)
-    is written through: the block gets ``out`` itself (:func:`~stormcf.files.opened_as`). Failures to write raise
-    :class:`~stormcf.errors.OutputError` naming ``out``. Every file stormcf writes goes through here."""
+    is written through: the block gets ``out`` itself (:func:`~stormcf.files.opened_as`). Nothing is put in place
+    after a final signal (SIGTERM, the last Ctrl-C: :func:`~stormcf.interrupt.raise_if_ending`), also when its
+    exception was lost, unless ``after_final_signal`` (a batch's JSON lines keep the items done however the batch
+    ends). Failures to write raise :class:`~stormcf.errors.OutputError` naming ``out``. Every file stormcf writes
+    goes through here."""
     if written_in_place(out):
         try:
             yield opened_as(out)
@@ -241,9 +251,10 @@ def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
         tmp = temporary_beside(target)
     except OSError as err:
         raise OutputError(cannot_write(str(out), err)) from None
-    interrupt.track_path(tmp)
     try:
         yield tmp
+        if not after_final_signal:
+            interrupt.raise_if_ending()
         os.replace(tmp, target)
     except OSError as err:
         raise OutputError(cannot_write(str(out), err)) from None
@@ -253,10 +264,11 @@ def atomic_output(out: str | os.PathLike) -> Iterator[Path]:
 
 
 @contextlib.contextmanager
-def atomic_file(out: str | os.PathLike, mode: str = "w", **options: Any) -> Iterator[IO]:
-    """``out`` opened for writing (``open()``'s ``mode`` and ``options``), written atomically (:func:`atomic_output`):
-    a regular file is flushed to disk before it replaces the earlier file."""
-    with atomic_output(out) as tmp, open(tmp, mode, **options) as f:
+def atomic_file(out: str | os.PathLike, mode: str = "w", after_final_signal: bool = False,
+                **options: Any) -> Iterator[IO]:
+    """``out`` opened for writing (``open()``'s ``mode`` and ``options``), written atomically (:func:`atomic_output`,
+    with ``after_final_signal``): a regular file is flushed to disk before it replaces the earlier file."""
+    with atomic_output(out, after_final_signal) as tmp, open(tmp, mode, **options) as f:
         yield f
         f.flush()
         if stat.S_ISREG(os.fstat(f.fileno()).st_mode):

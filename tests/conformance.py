@@ -6,6 +6,8 @@ takes a command, its :class:`Case` (how to exercise it) and a temporary folder:
 - :func:`check_sigterm`: SIGTERM gives exit code 143 and leaves no output file, no temporary file, no process;
 - :func:`check_ctrl_c`: the first Ctrl-C gives status ``interrupted`` with the best checked answer (an analysis that
   is ``stoppable``), else exit code 130 and no output file;
+- :func:`check_second_ctrl_c`: the second Ctrl-C gives exit code 130 and no output file, whatever the command is
+  doing then (printing or writing its answer, tearing down);
 - :func:`check_bad_input`: a bad input is one line on stderr and exit code 2;
 - :func:`check_batch_of_one`: a batch of one item gives the document of the single run;
 - :func:`check_schema`: the single run's ``--json`` document is valid under the published JSON Schema.
@@ -130,6 +132,27 @@ def check_ctrl_c(command: str, case: Case, folder: Path, stoppable: bool) -> Non
     if stoppable:
         assert code == 0, stderr
         assert json.loads(out.read_text())["status"] == "interrupted"
+    else:
+        assert code == 130 and stderr.endswith("stormcf: interrupted\n"), stderr
+        assert not out.exists()
+    assert left_behind(folder) == [] and processes_of(folder) == []
+
+
+def check_second_ctrl_c(command: str, case: Case, folder: Path, stoppable: bool) -> None:
+    """The second Ctrl-C as soon as the first one was taken (the line saying so, in a stoppable analysis): exit code
+    130 and no output file, also when it comes while the answer is printed or written or the process tears down.
+    Only a command that had ended before the second Ctrl-C was sent may exit 0 (its file then predates it)."""
+    out = folder / "out.json"
+    run = Started(case.slow(folder), folder, case.env, "--json", str(out))
+    run.wait_until_working(case.working)
+    run.process.send_signal(signal.SIGINT)
+    if stoppable:
+        run.wait_until_working("stopping at the next safe point")
+    sent = time.time()
+    run.process.send_signal(signal.SIGINT)          # nothing when the command has ended (Popen.send_signal polls)
+    code, stderr = run.finish(120)
+    if code == 0 and stoppable:
+        assert out.stat().st_ctime <= sent
     else:
         assert code == 130 and stderr.endswith("stormcf: interrupted\n"), stderr
         assert not out.exists()

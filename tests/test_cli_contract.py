@@ -148,7 +148,7 @@ def test_sigterm_while_loading_leaves_no_temporary_model_file(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "stormcf", "info", str(model), "-c", "N=1000"], text=True,
                             env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
-    while not list(scratch.glob("stormcf-*/model.umb")) and proc.poll() is None and time.monotonic() < deadline:
+    while not list(scratch.rglob("model.umb")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert proc.poll() is None, "the model loaded before the test could send SIGTERM"
     proc.send_signal(signal.SIGTERM)
@@ -321,7 +321,7 @@ def test_ctrl_c_in_a_command_that_cannot_stop_early_exits_130_and_leaves_no_file
     proc = subprocess.Popen([sys.executable, "-m", "stormcf", "info", str(model), "-c", "N=1000", "--json", str(out)],
                             env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    _started(proc, lambda: bool(list(scratch.glob("stormcf-*/model.umb"))))
+    _started(proc, lambda: bool(list(scratch.rglob("model.umb"))))
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 130 and stderr == "stormcf: interrupted\n"
@@ -368,3 +368,96 @@ def test_a_ctrl_c_python_dropped_still_ends_the_command_with_130(cli, monkeypatc
     monkeypatch.setattr(info, "run", run)
     code, out, err = cli("info", stormcf.example_path("loan.prism"))
     assert code == 130 and err.endswith("stormcf: interrupted\n")
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_no_output_file_is_written_after_a_dropped_second_ctrl_c(cli, monkeypatch, tmp_path):
+    """The second Ctrl-C comes while a command that stops at safe points reports its answer, and its exception is
+    lost: the answer's file is not put in place (before, it was written and the command exited 130 after it, or 0)."""
+    import stormcf.cli.recourse as recourse
+    from stormcf import interrupt
+    from stormcf.report import write_json
+    out = tmp_path / "r.json"
+
+    def run(args):
+        os.kill(os.getpid(), signal.SIGINT)     # the first Ctrl-C: a request to stop
+        time.sleep(0.05)
+        assert interrupt.requested()
+        _DropsSignals()                         # the second one, its KeyboardInterrupt dropped
+        write_json({"status": "interrupted"}, args.json)
+        return 0
+
+    monkeypatch.setattr(recourse, "run", run)
+    code, _, err = cli("recourse", stormcf.example_path("person.prism"), "-c", "p=1", "--target", "accept", "--cost",
+                       "cost", "--json", out)
+    assert code == 130 and err.endswith("stormcf: interrupted\n")
+    assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_an_error_that_a_sigterm_caused_is_the_sigterm(cli, monkeypatch):
+    """A SIGTERM that interrupts an extension module's import surfaces as ImportError "initialization failed"
+    (pybind11): the command ends with 143, not as an internal error (exit code 1)."""
+    import stormcf.cli.info as info
+    from stormcf import interrupt
+
+    def run(args):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+        except interrupt.Terminated:
+            raise ImportError("initialization failed") from None
+        return 0
+
+    monkeypatch.setattr(info, "run", run)
+    code, _, err = cli("info", stormcf.example_path("loan.prism"))
+    assert code == 143 and err == "stormcf: terminated\n"
+
+
+def test_gurobis_caught_ctrl_c_counts_as_the_first():
+    """A Ctrl-C that Gurobi caught while it solved is the user's first: the next one is the second and quits
+    (before, Python's handler counted it as the first, and the command went on to exit 0)."""
+    from stormcf import interrupt
+    with interrupt.command_signals():
+        interrupt.caught_elsewhere()
+        assert interrupt.requested()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+
+
+def test_temporary_files_go_to_the_commands_own_folder(cli, monkeypatch, tmp_path):
+    """Everything a command and its libraries put into $TMPDIR goes to a folder of its own (PyTorch's inductor
+    cache, which importing torch._dynamo creates there), removed when the command ends."""
+    import stormcf.cli.info as info
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen = []
+
+    def run(args):
+        folder = Path(tempfile.gettempdir())
+        (folder / "torchinductor_user").mkdir()
+        seen.append((folder, os.environ["TMPDIR"]))
+        return 0
+
+    monkeypatch.setattr(info, "run", run)
+    code, _, _ = cli("info", stormcf.example_path("loan.prism"))
+    assert code == 0 and seen[0][0].parent == tmp_path and seen[0][1] == str(seen[0][0])
+    assert list(tmp_path.iterdir()) == [] and tempfile.gettempdir() == str(tmp_path)
+
+
+def test_work_until_request_ends_at_the_first_ctrl_c():
+    """Work the answer can do without, or a phase without safe points before any answer, ends at the first Ctrl-C:
+    at once, when a library swallowed the exception (scikit-learn's training loop), or before it starts."""
+    from stormcf import interrupt
+    with interrupt.command_signals():
+        with pytest.raises(interrupt.Interrupted), interrupt.until_request():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+    with interrupt.command_signals():
+        with pytest.raises(interrupt.Interrupted), interrupt.until_request():
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)
+            except KeyboardInterrupt:
+                pass
+        with pytest.raises(interrupt.Interrupted), interrupt.until_request():
+            pytest.fail("the block must not start after the request")

@@ -105,7 +105,7 @@ class BatchOutput:
         if self.out in (None, "-"):
             yield self
             return
-        with atomic_file(self.out, encoding="utf-8") as f:
+        with atomic_file(self.out, encoding="utf-8", after_final_signal=True) as f:
             self._file = f
             yield self
             self._lock.acquire()                    # held for good by finish_for_good once it wrote the file

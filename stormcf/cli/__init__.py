@@ -102,12 +102,22 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
         if not is_out_of_memory(err):
             raise
         return _fail(f"error: {out_of_memory_message(err)}", 2)
+    said: list[int] = []                          # the exit code once a signal's line is said
+    try:
+        return _command_under_signals(args, started, said)
+    except (interrupt.Terminated, KeyboardInterrupt) as err:   # after the command, before its handlers were removed
+        return _signal_end(err, said)                           # (its objects being freed as its frames unwound)
+
+
+def _command_under_signals(args: argparse.Namespace, started: float, said: list[int]) -> int:
+    """The command in its own temporary folder and under its signal handlers (:mod:`stormcf.interrupt`)."""
     stoppable = False
-    with interrupt.command_signals(lambda: stoppable):      # from here a signal ends the command as any other
+    with interrupt.scratch_folder(), interrupt.command_signals(lambda: stoppable):   # a signal ends it as any other
         try:
             try:
                 analysis = command_analysis(args)
             except (MemoryError, ImportError) as err:     # the analysis's modules could not be loaded
+                interrupt.raise_if_ending()               # (a signal's exception an extension's import turned into one)
                 if not is_out_of_memory(err):
                     raise
                 return _fail(f"error: {out_of_memory_message(err)}", 2)
@@ -123,10 +133,17 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
                 if not show_native:               # libraries' warnings are solver chatter too, unless -v
                     warnings.simplefilter("ignore")
                 return _run(args)
-        except interrupt.Terminated:              # also while an error was being reported
-            return _fail("terminated", interrupt.TERMINATED_EXIT)
-        except KeyboardInterrupt:
-            return _fail("interrupted", interrupt.INTERRUPTED_EXIT)
+        except (interrupt.Terminated, KeyboardInterrupt) as err:  # also while an error was being reported
+            return _signal_end(err, said)
+
+
+def _signal_end(err: BaseException, said: list[int]) -> int:
+    """The line and exit code of a command a signal ended, said once (``said``: the exit code once it was), also
+    when another signal comes while the command's context is left."""
+    code = interrupt.TERMINATED_EXIT if isinstance(err, interrupt.Terminated) else interrupt.INTERRUPTED_EXIT
+    if not said:
+        said.append(_fail("terminated" if code == interrupt.TERMINATED_EXIT else "interrupted", code))
+    return said[0]
 
 
 def _hard_limit(deadline: Run) -> float | None:
@@ -144,14 +161,7 @@ def _overrun_message(deadline: Run) -> str:
 def _run(args: argparse.Namespace) -> int:
     """The command, with its errors turned into one line on stderr and an exit code."""
     try:
-        check_outputs(args)
-        args.result_stream = sys.stdout           # with --json -, the JSON document alone goes there
-        json_on_stdout = getattr(args, "json", None) == "-"
-        with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else contextlib.nullcontext():
-            code = int(args.run(args) or 0)
-        interrupt.raise_lost_signal()
-        _flush_stdout()
-        return code
+        return _command(args)
     except BrokenPipeError:                       # the reader went away (stormcf ... | head): end quietly
         return _closed_pipe()
     except TimeLimitReached as err:
@@ -174,6 +184,23 @@ def _run(args: argparse.Namespace) -> int:
         if is_out_of_memory(err):               # e.g. a library that cannot be mapped any more (an ImportError)
             return _fail(f"error: {out_of_memory_message(err)}", 2)
         return _internal(err)
+
+
+def _command(args: argparse.Namespace) -> int:
+    """The command's exit code. A final signal that arrived (SIGTERM, the last Ctrl-C) wins over its end and its
+    errors: the signal's exception may have been swallowed by a library or turned into another error."""
+    try:
+        check_outputs(args)
+        args.result_stream = sys.stdout           # with --json -, the JSON document alone goes there
+        json_on_stdout = getattr(args, "json", None) == "-"
+        with contextlib.redirect_stdout(sys.stderr) if json_on_stdout else contextlib.nullcontext():
+            code = int(args.run(args) or 0)
+    except Exception:
+        interrupt.raise_if_ending()
+        raise
+    interrupt.raise_if_ending()
+    _flush_stdout()
+    return code
 
 
 #: errno values of a full disk, an exceeded quota and an exceeded file size limit (ulimit -f)

@@ -29,7 +29,7 @@ import numpy as np
 from ..deadline import Deadline
 from ..distance import strategy_distance
 from ..errors import SolverError, TimeLimitReached
-from ..interrupt import Interrupted
+from ..interrupt import Interrupted, stopped_by, until_request
 from ..reachability import can_reach
 from ..run import Run
 from ..solvers import SOLVERS, LicenceLimitError, available, backend
@@ -136,7 +136,7 @@ class _Search:
             try:
                 checks[j] = self._check(strategy, probs, j, source)
             except (TimeLimitReached, Interrupted):    # the deadline stopped Storm's check: no candidate
-                self.note(f"{source}: the time limit ended Storm's check of a strategy before it finished")
+                self.note(f"{source}: {stopped_by(self.deadline)} ended Storm's check of a strategy before it finished")
                 return None
             if not checks[j].holds:
                 break
@@ -269,8 +269,11 @@ class _Search:
     def miqcqp(self, deadline: Deadline, reason: str) -> str:
         """Run the MIQCQP on the chosen solver; ``auto`` prefers Gurobi and falls back to SCIP (saying why)."""
         weights, eps = self.problem.weights, self.problem.epsilon
+        if deadline.interrupted:
+            self.note(f"the MIQCQP was skipped: {stopped_by(deadline)} came first")
+            return reason
         if deadline.remaining() < MIN_SOLVE_SECONDS:
-            self.note(f"the MIQCQP was skipped: less than {MIN_SOLVE_SECONDS:g} s of the time limit were left")
+            self.note(f"the MIQCQP was skipped: less than {MIN_SOLVE_SECONDS:g} s of {deadline.limit} were left")
             return reason
         with deadline.phase("MIQCQP") as budget:
             if self.solver != "auto":
@@ -308,7 +311,7 @@ class _Search:
             return ("the solver proves that no further valid strategy changes a state-action pair the earlier "
                     "counterfactuals left unchanged")
         if self.deadline.expired:
-            return "the time limit ran out"
+            return f"{stopped_by(self.deadline)} ended the search"
         status = "no solution" if out is None else out.status
         return f"the MIQCQP found no further valid strategy ({status})"
 
@@ -368,12 +371,12 @@ class _Search:
         for c in sorted(candidates, key=lambda c: (c.weighted, c.distance.dinf)):
             c = self.short_decimals(c) or c
             try:
-                with self.deadline.phase("exact check"):
+                with self.deadline.phase("exact check"), until_request():    # rational arithmetic may be slow
                     c.exact = [check_strategy(c.strategy, a.bound.property, exact=True, expected=check.value,
                                               tolerance=1e-8) for a, check in zip(self.pre.bounds, c.check)]
             except (TimeLimitReached, Interrupted):
-                self.note("the time limit ended the exact check before it finished: the answer is checked in "
-                          "floating point only")
+                self.note(f"the exact check was not completed ({stopped_by(self.deadline)}): the answer is checked "
+                          f"in floating point only")
                 c.exact = None
                 return c
             if c.valid:

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..deadline import Deadline
 from ..distance import Weights
+from ..interrupt import stopped_by
 from ..solvers import SolverOutcome, available, backend
 from .analysis import Encoding, Region
 from .bellman import tightened
@@ -121,7 +122,7 @@ def dinf_stage(ctx: BoundContext, deadline: Deadline, scope: np.ndarray | None =
         ctx.sizes["value_iteration"] = {"rows": int(enc.rows.size), "transitions": int(enc.P.nnz)}
         ctx.certificate.prove("dinf", out.lower, name)
         if out.timed_out:
-            ctx.note(f"{name}: the time limit stopped the bisection at d∞ in [{out.lower:.6g}, {out.dinf:.6g}]")
+            ctx.note(f"{name}: {stopped_by(deadline)} stopped the bisection at d∞ in [{out.lower:.6g}, {out.dinf:.6g}]")
         return
     name = "d∞ polish of the changed states" + ctx.label
     dinf_bisection(enc, ctx.gamma, ctx.start(), lambda p: ctx.accept(p, name) is not None, deadline=deadline,
@@ -229,7 +230,9 @@ def _d0_solution(ctx: BoundContext, deadline: Deadline, out: SolverOutcome, prog
     if out.bound is not None and program.proves_bounds:
         cert.prove("d0", float(math.ceil(out.bound - 1e-6)), name)
     if out.x is None:
-        ctx.note(f"{name} ended with status {out.status} without a solution")
+        stopped = out.status == "timeout" and deadline.interrupted
+        ctx.note(f"{name} was stopped by {stopped_by(deadline)} before it found a solution" if stopped else
+                 f"{name} ended with status {out.status} without a solution")
         return
     best = ctx.start("d0")
     changed = changes(enc, program.policy(enc, out.x)) > 0
@@ -276,7 +279,7 @@ def miqcqp_stage(ctx: RunContext, deadline: Deadline, backend_name: str, weights
                  f"strategy of the other stages")
         return None
     if deadline.expired:
-        ctx.note(f"{name}: the time limit ran out while the programme was built")
+        ctx.note(f"{name} was not run: {stopped_by(deadline)} ended the stage while the programme was built")
         return None
     out = backend(backend_name).solve(program.formulation, _solver_budget(deadline))
     if out.note:

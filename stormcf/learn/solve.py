@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import interrupt
 from ..errors import OutputError, StormcfError, TimeLimitReached, VerificationFailure
 from ..interrupt import temporary_directory
 from ..model import ExplicitModel
@@ -85,11 +86,13 @@ def _learn(problem: LearnProblem, deadline: Run) -> LearnResult:
                       for p in props]
             timings["check"] = time.perf_counter() - clock
             deadline.check("Storm's checks under the learned strategy")
+            interrupt.raise_if_ending()             # no output after a final signal whose exception was lost
             for staged, target in files.items():
                 os.replace(staged, target)
         finally:
             for staged in files:
                 staged.unlink(missing_ok=True)
+                interrupt.untrack_path(staged)
     return LearnResult(problem, automaton, model, strategy, cover, checks, timings, prism, drn)
 
 
@@ -141,11 +144,11 @@ def _staged(target: Path, write) -> Path:
         raise OutputError(f"{target}: cannot write ({err.strerror})") from None
     try:
         write(name)
-    except OSError as err:
+    except BaseException as err:
         Path(name).unlink(missing_ok=True)
-        raise OutputError(f"{target}: cannot write ({err.strerror})") from None
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
+        interrupt.untrack_path(name)
+        if isinstance(err, OSError):
+            raise OutputError(f"{target}: cannot write ({err.strerror})") from None
         raise
     return Path(name)
 

@@ -46,9 +46,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..run import Run
 from ..errors import OutputError
+from ..interrupt import until_request
 from ..report import write_npz
+from ..run import Run
 from .problem import (OBJECTIVES, Action, Feature, RecourseError, RecourseProblem, RelationGraph, Rounding, Rows,
                       ValueDomain, add)
 
@@ -116,11 +117,17 @@ def _data_file(name: str) -> bytes:
         return gzip.decompress(f.read())
 
 
-@lru_cache(maxsize=None)
 def load_dataset(name: str, seed: int = 1, authors_labels: bool = False) -> Dataset:
     """Adult or German credit, preprocessed as the paper (module docs); the training split is drawn with ``seed``.
     ``authors_labels``: Adult's test rows labelled as the authors' code labelled them (all low income; module docs);
-    German is unaffected."""
+    German is unaffected. Read once per process (``load_dataset("adult")`` and ``load_dataset("adult", 1)`` are
+    one data set). A Ctrl-C while it is read ends the reading at once (there is no answer yet)."""
+    with until_request():
+        return _load_dataset(name, seed, authors_labels)
+
+
+@lru_cache(maxsize=None)
+def _load_dataset(name: str, seed: int, authors_labels: bool) -> Dataset:
     if name not in DATASETS:
         raise RecourseError(f"unknown data set {name!r}: use {' or '.join(DATASETS)}")
     features, X, y = _adult(authors_labels) if name == "adult" else _german()
@@ -336,7 +343,8 @@ def train_classifier(dataset: Dataset, seed: int = 1, cache: bool = True) -> Net
 
     from sklearn.exceptions import ConvergenceWarning
     model = _pipeline(dataset, seed)
-    with warnings.catch_warnings(), Run.current().activity(f"training the {dataset.name} classifier (about a minute)"):
+    training = Run.current().activity(f"training the {dataset.name} classifier (about a minute)")
+    with warnings.catch_warnings(), training, until_request():    # no answer yet, no safe point in scikit-learn
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(dataset.X[dataset.train], dataset.y[dataset.train])
     classifier = NetworkClassifier.from_pipeline(model, dataset)

@@ -276,6 +276,8 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
                  watch: LabelledAgents | None, label: str = "") -> Generator:
     """One network (see :func:`fit`)."""
     start = time.perf_counter()
+    if deadline.interrupted:                     # before the optimiser imports torch._dynamo (a CPU second or two)
+        raise Interrupted
     train_rows, val_rows = validation_split(len(data), settings)
     validation = data.subset(val_rows)
     with deterministic(settings) as rng:
@@ -295,13 +297,14 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
                     rows = order[lo:hi]
                     schedule.step()
                     loss = task.loss(X[rows], rows)
-                    optimiser.zero_grad()
-                    loss.backward()
-                    optimiser.step()
-                    total += loss.item() * (hi - lo)
-                    if deadline.expired:
+                    if not deadline.interrupted:    # each half of a step is up to a CPU second (2 x 2000 units)
+                        optimiser.zero_grad()
+                        loss.backward()
+                    if deadline.expired:            # one reading of the clock per batch; this step is dropped
                         stopped = "interrupted" if deadline.interrupted else "time limit"
                         break
+                    optimiser.step()
+                    total += loss.item() * (hi - lo)
                 if stopped != "epochs":
                     break
                 task.model.eval()

@@ -170,10 +170,11 @@ class GurobiBackend:
 
 
 def _optimize(GRB, m, f: Formulation) -> None:
+    m._stopped = False
     with Run.current().activity(f"Gurobi, {f.n_vars} variables"), interrupt.deferred_signals():
         m.optimize(_stop_when_asked)
-    if m.Status == GRB.INTERRUPTED:         # Gurobi catches Ctrl-C itself: it is the user's request to stop
-        interrupt.request()
+    if m.Status == GRB.INTERRUPTED and not m._stopped:     # Gurobi caught the user's Ctrl-C itself
+        interrupt.caught_elsewhere()
 
 
 def _gurobi_status(GRB, code: int) -> str:
@@ -186,8 +187,10 @@ def _gurobi_status(GRB, code: int) -> str:
 
 def _stop_when_asked(model, where) -> None:
     """Gurobi's callback: end the solve when the user asked to stop (a SIGTERM or Ctrl-C that Python's handler
-    recorded while Gurobi worked)."""
+    recorded while Gurobi worked); ``model._stopped`` tells this apart from a Ctrl-C Gurobi caught itself (both end
+    with the status INTERRUPTED)."""
     if interrupt.requested():
+        model._stopped = True
         model.terminate()
 
 
@@ -253,8 +256,9 @@ class ChildJob(Job):
                    str(self._target), str(self._progress)]
         # the solver's log (with -v) goes to the inherited stdout, which the command line routes to stderr
         logs = Run.current().solver_logs
-        self._process = subprocess.Popen(command, stdout=None if logs else subprocess.DEVNULL,
-                                         stderr=subprocess.PIPE, text=True, preexec_fn=interrupt.die_with_parent)
+        with interrupt.signals_blocked():
+            self._process = subprocess.Popen(command, stdout=None if logs else subprocess.DEVNULL,
+                                             stderr=subprocess.PIPE, text=True, preexec_fn=interrupt.die_with_parent)
         interrupt.track_child(self._process.pid)
 
     def done(self) -> bool:

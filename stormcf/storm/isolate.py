@@ -13,7 +13,8 @@ deadline act:
 - when the deadline (the active run's, :meth:`~stormcf.run.Run.current`, unless one is given) passes first, every
   child is killed and :class:`~stormcf.errors.TimeLimitReached` names the call; SIGTERM and Ctrl-C (the second one, in a
   command that stops at safe points: the first one lets the call finish, as it may be the check of the answer to
-  report) kill the children on the way out;
+  report, unless the call is made :func:`~stormcf.interrupt.until_request`, where it raises
+  :class:`~stormcf.interrupt.Interrupted`) kill the children on the way out;
 - an engine's error (a :class:`~stormcf.errors.StormcfError`, Storm running out of memory) is raised in the parent
   when no other engine answers; a child that dies by a signal (Storm crashed) is an internal error naming the call.
 
@@ -162,11 +163,12 @@ class _Child:
         self.scratch = tempfile.mkdtemp(prefix="stormcf-storm-")
         interrupt.track_path(self.scratch)
         read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:                                 # the child: answer, write, exit without Python's clean-up
-            os.close(read)
-            tempfile.tempdir = self.scratch
-            _run_child(engine.call, write)
+        with interrupt.signals_blocked():            # until the child has dropped this process's handlers
+            pid = os.fork()
+            if pid == 0:                             # the child: answer, write, exit without Python's clean-up
+                os.close(read)
+                tempfile.tempdir = self.scratch
+                _run_child(engine.call, write)
         os.close(write)
         self.pid, self.fd, self.data = pid, read, bytearray()
         interrupt.track_child(pid)
@@ -207,11 +209,6 @@ def _run_child(call: Callable[[], Any], write: int) -> None:
     try:
         faulthandler.disable()                      # a crash here is reported by the parent, in one line
         interrupt.die_with_parent()
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        try:
-            signal.set_wakeup_fd(-1)                 # the parent's watchdog must not read our signals
-        except ValueError:
-            pass
         try:
             payload = pickle.dumps(("ok", call()), protocol=pickle.HIGHEST_PROTOCOL)
         except BaseException as err:                # noqa: BLE001 - every error goes to the parent

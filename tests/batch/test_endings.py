@@ -190,9 +190,10 @@ def test_ctrl_c_and_sigterm_keep_the_finished_lines(how, code, word, short_paths
 
 
 def _spooled(folder: Path, size: int) -> None:
-    """Wait until the workers' notes (the batch's spool in TMPDIR) hold ``size`` bytes: items started or done."""
+    """Wait until the workers' notes (the batch's spool, in the command's folder in TMPDIR) hold ``size`` bytes: items
+    started or done."""
     end = time.monotonic() + 240
-    while sum(f.stat().st_size for f in (folder / "tmp").glob("stormcf-batch-*/*.notes")) < size:
+    while sum(f.stat().st_size for f in (folder / "tmp").glob("**/stormcf-batch-*/*.notes")) < size:
         assert time.monotonic() < end, "the workers noted nothing"
         time.sleep(0.1)
 

@@ -1,6 +1,7 @@
 """``stormcf recourse``: both fronts end to end, the JSON keys, the plot, and one line with exit code 2 for bad
 input."""
 import json
+import os
 
 import pytest
 
@@ -72,3 +73,21 @@ def test_dataset_front_with_grid_json_and_plot(capsys, tmp_path):
 def test_bad_input_one_line_exit_2(capsys, argv, message):
     code, out, err = run(capsys, "recourse", *argv)
     assert code == 2 and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_ctrl_c_while_the_classifier_trains_ends_the_command(tmp_path):
+    """scikit-learn trains the data set's classifier (Adult: 24 CPU s) without safe points, and its training loop
+    catches KeyboardInterrupt: the first Ctrl-C ends the command there (exit code 130, no answer yet), and no
+    half-trained classifier is cached. Before, the training went on to its end and the command after it."""
+    import signal
+    import subprocess
+    import sys
+    cache, out = tmp_path / "cache", tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "recourse", "--dataset", "adult", "--instance", "0",
+                             "-v", "--json", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "STORMCF_CACHE": str(cache)})
+    assert next((line for line in proc.stderr if "training the adult classifier" in line), None), proc.wait()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and stderr.endswith("stormcf: interrupted\n"), stderr
+    assert not out.exists() and not list(cache.rglob("*.npz"))

@@ -2,6 +2,7 @@
 PyTorch's, the generator file (round trip, refusal of bad and hostile files), time limit and Ctrl-C keep the best
 epoch, and inference without PyTorch."""
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -432,15 +433,20 @@ def test_experiment_scripts_quick(argv, tmp_path):
 
 def test_cli_ctrl_c_saves_the_best_epoch_with_status_interrupted(tiny, tmp_path):
     """A real SIGINT after the first epoch: training stops after the current batch, the best epoch is saved, the
-    status is ``interrupted`` and the exit code 0."""
+    status is ``interrupted`` and the exit code 0. Nothing is left in $TMPDIR (PyTorch's inductor cache, which
+    importing torch._dynamo creates there, goes with the command's own temporary folder)."""
     import signal
     train_set, _ = tiny
     train_set.save(tmp_path / "d.npz")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     argv = [sys.executable, "-m", "stormcf", "setcover-learn", str(tmp_path / "d.npz"),
             "--out", str(tmp_path / "g.npz"), "--hidden", "16", "--epochs", "100000", "--patience", "100000",
             "--batch-size", "64", "-v",
             "--json", str(tmp_path / "r.json")]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "TORCHINDUCTOR_CACHE_DIR"}
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**env, "TMPDIR": str(scratch)})
     for line in proc.stderr:
         if "epoch 1/" in line:
             proc.send_signal(signal.SIGINT)
@@ -451,3 +457,4 @@ def test_cli_ctrl_c_saves_the_best_epoch_with_status_interrupted(tiny, tmp_path)
     assert result["status"] == "interrupted" and result["facts"]["stopped"] == "interrupted"
     assert 1 <= result["facts"]["best_epoch"] <= result["facts"]["epochs"] < 100000
     assert Generator.load(tmp_path / "g.npz").info["stopped"] == "interrupted"
+    assert list(scratch.iterdir()) == []

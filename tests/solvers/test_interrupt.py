@@ -115,3 +115,34 @@ def test_highs_reports_bounds_between_the_relaxation_and_its_final_bound(tmp_pat
     reported = float(progress.read_text())
     assert out["status"] == "optimal"
     assert relaxed.bound - 1e-6 <= reported <= out["bound"] + 1e-6 <= out["objective"] + 2e-6
+
+
+def test_the_ctrl_c_after_the_one_gurobi_caught_quits(tmp_path):
+    """Gurobi catches SIGINT itself while it solves (here the MIQCQP of frozenlake4, which runs to its time limit):
+    that Ctrl-C is the user's first (said on stderr; the solve ends with the best strategy so far), and the next one
+    is the second, which quits with 130 and no output file. Before, Python's handler counted the next one as the
+    first, and the command exited 0 with its file. A command that had ended before the second Ctrl-C was sent may
+    exit 0 (its file then predates the signal)."""
+    import signal
+    import subprocess
+    import sys
+
+    import stormcf
+    if not available("gurobi"):
+        pytest.skip("gurobipy is not installed")
+    uniform, out = tmp_path / "uniform.json", tmp_path / "cf.json"
+    uniform.write_text('{"states": [], "default": "uniform"}')
+    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "strategy", str(stormcf.example_path("frozenlake4.prism")),
+                             "-s", str(uniform), "-p", 'P<=0.5 [F "hole"]', "--solver", "gurobi", "-w", "0,0,1", "-v",
+                             "--time-limit", "120", "--json", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    next(line for line in proc.stdout if "Optimize a model" in line)         # Gurobi's log: it solves now
+    proc.send_signal(signal.SIGINT)
+    assert any("stopping at the next safe point" in line for line in proc.stderr)
+    sent = time.time()
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        assert out.stat().st_ctime <= sent
+    else:
+        assert proc.returncode == 130 and stderr.endswith("stormcf: interrupted\n") and not out.exists(), stderr
