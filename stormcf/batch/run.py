@@ -36,7 +36,6 @@ import contextlib
 import json
 import math
 import os
-import pickle
 import re
 import sys
 import tempfile
@@ -302,7 +301,7 @@ def _with_batch_key(document: dict[str, Any], item: Item) -> dict[str, Any]:
 # ================================================================================================ the spool
 class Spool:
     """Where the workers of a parallel batch on this machine note each item as it starts and each outcome as it is
-    done (a directory of the batch's process, one file of pickled notes per chunk): the items a chunk finished
+    done (a directory of the batch's process, one file of JSON lines per chunk): the items a chunk finished
     before the batch was stopped or the chunk's worker died are kept, and the items that were running when a worker
     died are known. A worker process's temporary files go there too while it runs a chunk, so that a worker killed
     with the batch leaves none behind. A worker that cannot see the directory (on another machine) notes nothing."""
@@ -318,7 +317,7 @@ class Spool:
             yield SpoolNotes(None)
             return
         fd, _ = tempfile.mkstemp(dir=self.folder, suffix=".notes")
-        with open(fd, "wb") as f, self._temporary_files():
+        with open(fd, "w", encoding="utf-8") as f, self._temporary_files():
             yield SpoolNotes(f)
 
     @contextmanager
@@ -342,33 +341,38 @@ class Spool:
         done: dict[int, Outcome] = {}
         for file in sorted(Path(self.folder).glob("*.notes")) if self.folder else ():
             try:
-                with open(file, "rb") as f:
-                    while True:
-                        note = pickle.load(f)
-                        if isinstance(note, Outcome) and not note.document.get("error", {}).get("internal"):
-                            done[note.index] = note
-                        else:
-                            started.update(note)
-            except (OSError, EOFError, pickle.UnpicklingError, ValueError, AttributeError):
-                continue                        # the end, a note cut short by a worker's death, a spool removed
+                lines = file.read_text(encoding="utf-8").splitlines()
+            except OSError:                     # a spool removed
+                continue
+            for line in lines:
+                try:
+                    note = json.loads(line)
+                except ValueError:              # a note cut short by a worker's death
+                    break
+                if "started" in note:
+                    started.update(note["started"])
+                elif not note["document"].get("error", {}).get("internal"):
+                    done[note["index"]] = Outcome(**note)
         return started, done
 
 
 class SpoolNotes:
     """A chunk's notes in the spool (:class:`Spool`), each flushed as it is written."""
 
-    def __init__(self, file: IO[bytes] | None) -> None:
+    def __init__(self, file: IO[str] | None) -> None:
         self.file = file
 
     def started(self, items: Sequence[Item]) -> None:
-        self._note([item.index for item in items])
+        self._note({"started": [item.index for item in items]})
 
     def done(self, outcome: Outcome) -> None:
-        self._note(outcome)
+        self._note({"index": outcome.index, "where": outcome.where, "document": outcome.document,
+                    "seconds": outcome.seconds, "cells": to_json_data(dict(outcome.cells))})
 
-    def _note(self, note: Any) -> None:
+    def _note(self, note: dict[str, Any]) -> None:
+        """One JSON line (plain data: nothing read back from the spool can run code)."""
         if self.file is not None:
-            pickle.dump(note, self.file)
+            self.file.write(json.dumps(note) + "\n")
             self.file.flush()
 
 
