@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 TESTS = Path(__file__).resolve().parent
-SCHEMA = TESTS.parent / "stormcf" / "schema" / "stormcf-1.json"
+SCHEMA = TESTS.parent / "stormcf" / "schema" / "stormcf-1.json"     # stormcf.report.schema_path()
 #: the time limit the runs get, and the slack allowed on top of it (start-up, a loaded machine)
 LIMIT, SLACK = 3.0, 60.0
 

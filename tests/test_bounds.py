@@ -8,10 +8,11 @@ import jsonschema
 import pytest
 
 import stormcf
+import stormcf.report
 import stormcf.verify
 
 LOAN, IMPATIENT = str(stormcf.example_path("loan.prism")), str(stormcf.example_path("loan.impatient.json"))
-SCHEMA = Path(__file__).resolve().parents[1] / "docs" / "schema" / "stormcf-1.json"
+SCHEMA = stormcf.report.schema_path()
 #: the deterministic loan strategy with P(F "rejected") = 1/50 exactly (Storm's float value: 0.020000000000000004)
 ONE_IN_FIFTY = {"states": [{"state": {"s": 0}, "actions": {"Consult": 1}},
                            {"state": {"s": 3}, "actions": {"Consult": 1}},

@@ -16,7 +16,7 @@ import stormcf.report
 from stormcf.cli import main
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "json.md"
-SCHEMA = Path(__file__).resolve().parents[1] / "stormcf" / "schema" / "stormcf-1.json"
+SCHEMA = stormcf.report.schema_path()
 LOAN, IMPATIENT = str(stormcf.example_path("loan.prism")), str(stormcf.example_path("loan.impatient.json"))
 GRID, GRID_PATH = str(stormcf.example_path("gridworld.prism")), str(stormcf.example_path("gridworld.catastrophic.json"))
 ADAPTIVE, ADAPTIVE_PATH = str(stormcf.example_path("adaptive.prism")), str(stormcf.example_path("adaptive.path.json"))

@@ -165,8 +165,10 @@ def test_the_outer_stop_at_the_time_limit_keeps_the_lines(workers, short_paths, 
     assert err == (f"stormcf: timeout: the batch's time limit of {LIMIT} s was reached; the items not done by then "
                    "have status timeout\n")
     statuses = [d["status"] for d in documents]
-    done = statuses.index("timeout")
-    assert set(statuses[:done]) <= {"ok"} and set(statuses[done:]) == {"timeout"}
+    assert set(statuses) == {"ok", "timeout"} or set(statuses) == {"timeout"}
+    if workers == "1":                              # serially the items done come first; in parallel each worker's
+        done = statuses.index("timeout")           # chunk has its own
+        assert set(statuses[:done]) <= {"ok"} and set(statuses[done:]) == {"timeout"}
     assert left_behind(tmp_path) == [] and processes_of(tmp_path) == []
 
 

@@ -222,13 +222,11 @@ def test_the_pipeline_analyses_give_reports_whose_files_are_saved_on_request(tmp
     """setcover-data, -learn and -evaluate through their analyses (as the command line runs them): Reports whose
     documents are valid under the schema before and after their files are saved."""
     import json
-    from pathlib import Path
-
     import jsonschema
 
-    from stormcf.report import to_json_data
+    from stormcf.report import schema_path, to_json_data
     from stormcf.setcover.task import DataSetGeneration, GeneratorEvaluation, GeneratorTraining
-    schema = json.loads((Path(__file__).resolve().parents[2] / "docs" / "schema" / "stormcf-1.json").read_text())
+    schema = json.loads(schema_path().read_text())
     made = DataSetGeneration(n=8, actions=12, draws=500)(None, None, None)
     assert made.to_dict()["facts"]["out"] is None and made.text().startswith("the data set: 157 agents")
     made.save(tmp_path / "d.npz")
