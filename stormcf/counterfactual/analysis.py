@@ -333,14 +333,19 @@ def joint_infeasibility(problem: CounterfactualProblem, actionable: ActionableMD
         notes.append(f"Storm's multi-objective query could not decide whether the bounds can hold together: {err}")
         return ""
     first = analyses[0].bound
+    others = " and ".join(a.bound.text for a in analyses[1:])
+    where = "Storm's multi-objective query on the MDP with the uncontrollable states fixed to σ"
+    if best is None:                    # Storm: no strategy meets the others with a finite value of the first
+        finite = f" with a finite {first.quantity()}" if first.kind == REWARD else ""
+        return (f"no strategy (also randomised ones with memory) meets {others}{finite} ({where}), so none meets "
+                f"{first.text} as well")
     margin = 10 * JOINT_PRECISION * max(1.0, abs(first.value))
     if first.property.satisfied_by(best - margin if first.optimization.value == "min" else best + margin):
         return ""
-    others = " and ".join(a.bound.text for a in analyses[1:])
     extreme = "least" if first.optimization.value == "min" else "largest"
     return (f"the {extreme} {first.quantity()} among all strategies that meet {others} (also randomised ones with "
-            f"memory) is {best:.6g} (Storm's multi-objective query on the MDP with the uncontrollable states fixed to "
-            f"σ, absolute precision {JOINT_PRECISION:g}), which does not meet {first.text}")
+            f"memory) is {best:.6g} ({where}, absolute precision {JOINT_PRECISION:g}), which does not meet "
+            f"{first.text}")
 
 
 # ================================================================================================ one bound
