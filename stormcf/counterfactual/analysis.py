@@ -399,7 +399,9 @@ def _reward_query(direction: str) -> str:
 
 def _probability_sets(problem: CounterfactualProblem, actionable: ActionableMDP, bound: Bound) -> _Sets:
     failed = ~bound.constraint & ~bound.target                  # ¬ψ ∧ ¬φ: the until is lost there
-    mc = actionable.variant(bound.target, failed)
+    # the path formula is decided in φ and in ¬ψ ∧ ¬φ: both absorbing, so that reaching Z (complement) after φ does
+    # not count, and Storm's values and schedulers are those of ψ U φ
+    mc = actionable.variant(bound.target, failed | bound.target)
     zero_t, _ = prob01_states(mc, bound.target, "max")          # Pmax(ψ U φ) = 0
     _, one_t = prob01_states(mc, bound.target, "min")           # Pmin(ψ U φ) = 1
     one_t |= bound.target
