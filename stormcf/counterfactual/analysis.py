@@ -499,9 +499,10 @@ def _graph(mc: ExplicitModel, rows: np.ndarray) -> sp.csr_matrix:
 
 
 def end_component_states(P: sp.csr_matrix, row_state: np.ndarray, rows: np.ndarray, states: np.ndarray) -> np.ndarray:
-    """The states (mask over ``states``' positions) of the end components formed by the rows ``rows`` (mask) among
-    ``states`` (mask): iteratively drop rows that leave the set or their strongly connected component and states
-    without rows (C loops through scipy's strongly connected components)."""
+    """The states (mask over ``states``' positions) of the maximal end components formed by the rows ``rows`` (mask)
+    among ``states`` (mask): iteratively drop rows that leave the set or their strongly connected component and
+    states without rows (C loops through scipy's strongly connected components). ``rows`` must not hold rows with
+    mass outside ``P``'s columns (an :class:`Encoding`'s rows with an ``exit``): they leave every such set."""
     k = states.size
     inside, keep = states.copy(), rows & states[row_state]
     entry_row = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
@@ -524,7 +525,7 @@ def end_component_states(P: sp.csr_matrix, row_state: np.ndarray, rows: np.ndarr
 def _refuse_zero_reward_loops(bound: Bound, enc: Encoding, m: ExplicitModel) -> None:
     """An upper reward bound cannot tell a strategy that loops forever earning nothing (infinite for Storm) from one
     that ends: refuse models with such loops among the maybe states."""
-    zero_rows = (enc.b == 0) & ~enc.forbidden
+    zero_rows = (enc.b == 0) & ~enc.forbidden & (enc.exit == 0)     # earns nothing and stays among the maybe states
     looping = end_component_states(enc.P, enc.row_state, zero_rows, np.ones(enc.n_maybe, dtype=bool))
     if looping.any():
         s = int(enc.maybe[np.flatnonzero(looping)[0]])
