@@ -56,6 +56,8 @@ EXACT_DECIMALS = 9
 MIN_SOLVE_SECONDS = 2.0
 #: the agreement required between a stage's own value of a policy and Storm's (relative)
 AGREEMENT = 1e-6
+#: the stage named by a result without a strategy when the time ran out
+TIME_LIMIT = "time limit"
 
 
 class _Bound:
@@ -343,16 +345,16 @@ class _Run:
             best = self.exact_best(fitting) if self.exact else min(fitting, key=lambda c: c.weighted, default=None)
             if best is not None:
                 return self.result("feasible", best, reason)
-            if fitting:
-                return self.result("timeout", None, reason)
-            return self.result("infeasible" if cert.lower > eps else "timeout", None, reason)
+            if cert.lower > eps and not fitting:
+                return self.result("infeasible", None, reason, stage=cert.lower_source())
+            return self.result("timeout", None, reason, stage=TIME_LIMIT)
         best = self.exact_best(cert.candidates) if self.exact else cert.best
         if best is None:
             if self.deadline.interrupted:
                 raise Interrupted
             if self.infeasible is not None:
-                return self.result("infeasible", None, self.infeasible)
-            return self.result("timeout", None, reason)
+                return self.result("infeasible", None, self.infeasible, stage="MIQCQP")
+            return self.result("timeout", None, reason, stage=TIME_LIMIT)
         gap = cert.gap(best)
         optimal = gap is not None and gap <= GAP and not self.disagreements
         if self.deadline.interrupted and not optimal:
@@ -403,12 +405,14 @@ class _Run:
         short = self.accept_strategy(p, c.source)
         return short if short is not None and short.weighted <= c.weighted + 1e-6 else None
 
-    def result(self, status: str, c: Candidate | None, reason: str) -> CounterfactualResult:
+    def result(self, status: str, c: Candidate | None, reason: str, stage: str | None = None
+               ) -> CounterfactualResult:
+        """The result with candidate ``c`` (found by its source), or without one, decided by ``stage``."""
         cert = self.certificate
         lower = cert.lower if c is None else min(cert.lower, c.weighted)
         return CounterfactualResult(
             self.problem, status, self.pre.initial_checks, [a.optimum for a in self.pre.bounds], reason,
-            candidate=c, gap=None if c is None else cert.gap(c), distance_lower_bound=lower,
+            candidate=c, solver=stage, gap=None if c is None else cert.gap(c), distance_lower_bound=lower,
             lower_bounds=cert.lower_sources(), stages=cert.stages(), sizes=self.all_sizes(), notes=self.notes,
             timings=dict(self.deadline.timings), time_s=self.deadline.elapsed())
 
