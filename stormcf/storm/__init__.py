@@ -19,7 +19,8 @@ import stormpy as _stormpy
 
 from .build import exact_transition_values, expected_choice_rewards_exact, interval_mdp, storm_model_of
 from .check import (INTERVAL_VALUE_ITERATION, LRA_PRECISION, PRECISION, CheckResult, FilterResult, SchedulerChoices,
-                    check, check_dtmc, check_exact, check_interval_mdp, optimal_choices, prob01_states, reach_values)
+                    check, check_dtmc, check_exact, check_interval_mdp, exact_optimal_choices,
+                    optimal_choices, prob01_states, reach_values)
 from .formulas import parse_property
 from .load import load_model, load_timings, storm_version, stormpy_example, variable_bounds
 from .multiobjective import MultiObjectiveResult, check_multiobjective, pareto_points
@@ -28,6 +29,6 @@ _stormpy.developer.set_log_level(_stormpy.developer.LogLevel.OFF)   # Storm's ow
 
 __all__ = ["INTERVAL_VALUE_ITERATION", "LRA_PRECISION", "PRECISION", "CheckResult", "FilterResult",
            "MultiObjectiveResult", "SchedulerChoices", "check", "check_dtmc", "check_exact", "check_interval_mdp",
-           "check_multiobjective", "exact_transition_values", "expected_choice_rewards_exact", "interval_mdp",
-           "load_model", "load_timings", "optimal_choices", "parse_property", "pareto_points", "prob01_states",
-           "reach_values", "storm_model_of", "storm_version", "stormpy_example", "variable_bounds"]
+           "check_multiobjective", "exact_optimal_choices", "exact_transition_values", "expected_choice_rewards_exact",
+           "interval_mdp", "load_model", "load_timings", "optimal_choices", "parse_property", "pareto_points",
+           "prob01_states", "reach_values", "storm_model_of", "storm_version", "stormpy_example", "variable_bounds"]
