@@ -23,7 +23,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 import numpy as np
 
@@ -43,6 +42,7 @@ from .problem import CounterfactualProblem
 from .programs import miqcqp_program
 from .result import CounterfactualResult, novelty
 from .stages import d0_stage, dinf_stage, miqcqp_stage
+from .tight import Decider
 
 SOLVERS = ("auto", "gurobi", "scip", "highs")
 #: relative margin of a strict bound P<γ
@@ -113,6 +113,7 @@ class _Run:
         self.partial = 0                      # strategies that meet one bound but not all
         self.infeasible: str | None = None    # why no strategy meets all bounds, when a solver proves it
         self.disagreements: list[str] = []
+        self.decider = Decider(problem.model.n_states, deadline)
         self._box_values: list | None = None
 
     @property
@@ -161,9 +162,7 @@ class _Run:
                                tolerance=AGREEMENT * abs(expected) + 1e-10 if np.isfinite(expected) else 0.0)
         if check.agrees is False:
             self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
-        if check.holds and not a.bound.property.satisfied_by(check.value):
-            check = replace(check, holds=False)      # Storm's number must meet the bound too: it is what is shown
-        return check
+        return self.decider.decide(strategy, a.bound.property, check, a.constant)    # exactly if need be
 
     def adopt(self, probs: np.ndarray, source: str, checks: list[Check], strategy: Strategy | None = None
               ) -> Candidate | None:
@@ -338,6 +337,9 @@ class _Run:
         if self.disagreements:
             self.note("Storm's value differs from the analysis's own for " + "; ".join(self.disagreements[:3]) +
                       ": optimality is not claimed")
+        undecided = self.decider.note()
+        if undecided:
+            self.note(undecided)
         self.notes.extend(n for n in cert.notes if n not in self.notes)
         eps = self.problem.epsilon
         if eps is not None:
