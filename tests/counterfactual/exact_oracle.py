@@ -92,10 +92,14 @@ class Oracle:
         return None
 
     # ------------------------------------------------------------------------------------------- soundness
+    def best_reach(self) -> list[Fraction]:
+        """Pmax(ψ U φ) in every state (a deterministic strategy is optimal in all states at once)."""
+        return [max(column) for column in zip(*(self.reach(d) for d in self.deterministic()))]
+
     def ends_surely(self) -> bool:
         """Whether every strategy reaches φ or a state where ψ U φ has become impossible (Pmax = 0) almost surely
         from s=0 (a lower probability bound is sound, stormcf's condition)."""
-        best = [max(self.reach(d)[s] for d in self.deterministic()) for s in range(self.n)]
+        best = self.best_reach()
         done = self.goal | {s for s in range(self.n) if best[s] == 0}
         for d in self.deterministic():
             P, _ = self.chain(d)
@@ -111,7 +115,7 @@ class Oracle:
         """Whether a strategy can, from s=0, stay forever in states from which φ can still be reached surely,
         earning nothing and never reaching φ: some deterministic strategy that never enters a state of Pmax(F φ)
         < 1 has a bottom strongly connected component outside φ whose choices earn nothing."""
-        sure = {s for s in range(self.n) if max(self.reach(d)[s] for d in self.deterministic()) == 1}
+        sure = {s for s, p in enumerate(self.best_reach()) if p == 1}
         if 0 not in sure or 0 in self.goal:
             return False
         for d in self.deterministic():

@@ -184,13 +184,13 @@ def _instance(mdp, kind, where, strict):
     sigma = {s: {a: Fraction(4, 5) * worst[s].get(a, 0) + Fraction(1, 5) * p for a, p in acts.items()}
              for s, acts in mdp.strategy.items()}
     mdp = replace(mdp, strategy=sigma)
-    with tempfile.TemporaryDirectory() as tmp:
-        model = stormcf.load_model(mdp.write(Path(tmp)))
     best = oracle.optimum(value_kind, "max" if lower else "min")
     own = oracle.value(value_kind, sigma)
     assume(best != INF and own != best)
     gamma = {"optimum": best, "sigma": own, "between": (best + own) / 2}[where]
     assume(gamma != INF)
+    with tempfile.TemporaryDirectory() as tmp:
+        model = stormcf.load_model(mdp.write(Path(tmp)))
     comparison = (">" if lower else "<") + ("" if strict else "=")
     return (mdp, model, Strategy.from_dict(model, mdp.strategy_json()), oracle,
             text % f"{comparison}{_threshold(Fraction(gamma))}", value_kind, best, own)
@@ -200,7 +200,7 @@ def _meets(prop, value) -> bool:
     return prop.satisfied_by(value if value == INF else Fraction(value))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(random_mdps(max_states=5), st.sampled_from(sorted(KINDS)), st.sampled_from(["optimum", "sigma", "between"]),
        st.booleans(), st.sampled_from(["0,0,1", "1,0,0", "1,1,1"]), st.sets(st.integers(0, 4), max_size=3))
 def test_random_verdicts_are_exact(mdp, kind, where, strict, weights, free):
@@ -234,7 +234,7 @@ def test_random_verdicts_are_exact(mdp, kind, where, strict, weights, free):
         assert r.distance.d0 == oracle.least_d0(value_kind, mdp.strategy, lambda v: _meets(bound.property, v))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(random_mdps(max_states=5), st.sets(st.integers(0, 4), min_size=1, max_size=4))
 def test_random_reward_bounds_are_refused_exactly_at_zero_reward_end_components(mdp, free):
     """R<= at the exact optimum (feasible, not trivial): Storm's pre-analysis refuses it iff a strategy can stay
