@@ -9,9 +9,10 @@
 4. **pruning**, per bound, on M_C (:class:`Encoding`): states whose value every strategy shares are constants, states
    unreachable from s0 before them are dropped, states without two controllable choices get no strategy variables.
 
-Where Storm's floating-point value of σ, of the optimal scheduler or of the optimum lies within its precision of the
-bound, exact arithmetic decides (:mod:`~stormcf.counterfactual.tight`): the optimum on M_C built over rationals, with
-Storm's exact optimal scheduler as the witness (small models); what stays undecided is not called infeasible.
+Storm's values are decided against the bounds three-valued (:mod:`stormcf.verify`): a floating-point value within its
+precision of a bound is undecided, and re-checked exactly on small models. An undecided optimum is decided by the
+exact optimum (:mod:`~stormcf.counterfactual.optimum`): on M_C built over rationals, with Storm's exact optimal
+scheduler as the witness (small models); what stays undecided is not called infeasible.
 
 Every bound becomes the same shape for the algorithms: values v over the *maybe* states, v_s = Σ_r π(r)·Q_r with
 Q_r = Σ_s' P(r, s')·v_s' + b_r, and the requirement v_s0 <= γ (the value is minimised). How each bound gets there:
@@ -47,16 +48,16 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components
 
 from .. import storm
 from ..deadline import Deadline
-from ..run import Run
-from ..errors import PropertyError, StormcfError
+from ..errors import PropertyError
 from ..model import ExplicitModel, RewardModel
 from ..properties import relative_error
 from ..reachability import prob01_states
+from ..run import Run
 from ..strategy import Strategy
-from ..verify import Check, check_strategy, exact_strategy, format_exact
-from .bounds import PROBABILITY, REWARD, Bound, exact_step_rewards
+from ..verify import Check, check_strategy, format_exact
+from .bounds import PROBABILITY, REWARD, Bound
+from .optimum import settle_optimum
 from .problem import CounterfactualProblem
-from .tight import EXACT_STATES, Decider, exact_budget, undecided
 
 #: action name of the σ-mixture choice in the actionable MDP
 SIGMA_ACTION = "σ"
@@ -101,37 +102,6 @@ class ActionableMDP:
         mc = self.model
         own = np.where(self.origin >= 0, mass[mc.state_of_choice] * per_choice[np.maximum(self.origin, 0)], 0.0)
         return fixed[mc.state_of_choice] + own
-
-    def exact(self, m: ExplicitModel, rewards: list[Fraction] | None = None
-              ) -> tuple[list[Fraction], list[Fraction] | None] | None:
-        """M_C's transition probabilities (aligned with ``self.model.transitions.data``) and, with ``rewards`` (per
-        original choice), its per-row rewards, in exact arithmetic: σ as the induced DTMC reads it
-        (:func:`~stormcf.verify.exact_strategy`), the model's probabilities from Storm's rational build. None when
-        the floating-point M_C has another structure. For small models: Python fractions per entry."""
-        sigma = exact_strategy(Strategy(m, self.sigma))
-        values = storm.exact_transition_values(m)
-        soc, P, mc = m.state_of_choice, m.transitions, self.model
-        mass = [Fraction(0)] * m.n_states
-        for c in np.flatnonzero(self.free).tolist():
-            mass[soc[c]] += sigma[c]
-        fixed: list[list[tuple[int, Fraction]]] = [[] for _ in range(m.n_states)]
-        for c in np.flatnonzero(~self.free).tolist():
-            fixed[soc[c]].append((c, sigma[c]))
-        exact_P: list[Fraction] = []
-        exact_r: list[Fraction] = []
-        for row, (origin, s) in enumerate(zip(self.origin.tolist(), mc.state_of_choice.tolist())):
-            weights = fixed[s] + ([(origin, mass[s])] if origin >= 0 else [])
-            entries: dict[int, Fraction] = {}
-            for c, w in weights:
-                for k in range(P.indptr[c], P.indptr[c + 1]):
-                    entries[int(P.indices[k])] = entries.get(int(P.indices[k]), Fraction(0)) + w * values[k]
-            for k in range(mc.transitions.indptr[row], mc.transitions.indptr[row + 1]):
-                exact_P.append(entries.pop(int(mc.transitions.indices[k]), Fraction(0)))
-            if any(entries.values()):
-                return None
-            if rewards is not None:
-                exact_r.append(sum((w * rewards[c] for c, w in weights), Fraction(0)))
-        return exact_P, (exact_r if rewards is not None else None)
 
     def variant(self, target: np.ndarray, absorbing: np.ndarray | None = None,
                 rewards: np.ndarray | None = None) -> ExplicitModel:
@@ -244,8 +214,7 @@ class BoundAnalysis:
     verified (None if Storm rejects it); ``gamma``: the bound on the encoding's value; ``transform``: how the
     encoding's value relates to the bound's (:data:`DIRECT`, :data:`COMPLEMENT`: 1 − v, :data:`NEGATE`: −v);
     ``exact_optimum``: the optimum in exact arithmetic, when the floating-point one could not decide the bound
-    (:mod:`~stormcf.counterfactual.optimum`); ``constant``: the bound's value at s0 when every strategy has it
-    (exact), ``optimum_exact``: the optimum in exact arithmetic, when it was needed."""
+    (:mod:`~stormcf.counterfactual.optimum`; ``optimum`` is then its float)."""
 
     bound: Bound
     initial: Check
@@ -257,8 +226,6 @@ class BoundAnalysis:
     encoding: Encoding | None = None
     sets: "_Sets | None" = field(default=None, repr=False)
     exact_optimum: Fraction | float | None = None
-    optimum_exact: Fraction | None = None
-    constant: Fraction | float | None = None
 
     def value_of(self, v: float) -> float:
         """The bound's own value for the encoding's value ``v``."""
@@ -275,24 +242,11 @@ class BoundAnalysis:
         raw = {DIRECT: self.optimum, COMPLEMENT: 1.0 - self.optimum, NEGATE: -self.optimum}[self.transform]
         return self.bound.property.decide(self.optimum, relative_error(raw, storm.PRECISION))
 
-    @property
-    def feasible(self) -> bool | None:
-        """Whether some actionable strategy meets this bound on its own: Storm's scheduler does, or Storm's optimum
-        does (exactly, when floating point cannot decide it: :mod:`~stormcf.counterfactual.tight`); None when
-        that stays undecided."""
-        prop = self.bound.property
-        if self.witness_check is not None and self.witness_check.holds:
-            return True
-        if self.optimum_exact is not None:
-            return prop.satisfied_by(self.optimum_exact)
-        return None if undecided(prop, self.optimum) else prop.satisfied_by(self.optimum)
-
     def optimum_text(self) -> str:
         word = {PROBABILITY: "P", REWARD: "R"}[self.bound.kind] + self.bound.optimization.value
         if isinstance(self.exact_optimum, Fraction):
-            return f"{word} = {self.exact_optimum} (exact)"
-        value = f"{self.optimum:.6g}" if self.optimum_exact is None else f"{format_exact(self.optimum_exact)} (exact)"
-        return f"{word} = {value}"
+            return f"{word} = {format_exact(self.exact_optimum)} (exact)"
+        return f"{word} = {self.optimum:.6g}"
 
 
 @dataclass(eq=False)
@@ -331,46 +285,39 @@ class Preanalysis:
         return self.bounds[0].optimum
 
 
-def preanalyse(problem: CounterfactualProblem, deadline: Run | None = None) -> Preanalysis:
-    """Run the Storm pre-analysis of a problem (see the module docstring); raises
-    :class:`~stormcf.errors.TimeLimitReached` when ``deadline`` passes between its Storm calls."""
-    from .optimum import exact_optimum
-    deadline = deadline or Run()
+def preanalyse(problem: CounterfactualProblem, run: Run | None = None) -> Preanalysis:
+    """Run the Storm pre-analysis of a problem (see the module docstring) within ``run`` (default: a new unlimited
+    one); raises :class:`~stormcf.errors.TimeLimitReached` when it runs out between its Storm calls."""
+    run = run or Run()
     actionable = actionable_mdp(problem)
-    decider = Decider(problem.model.n_states, deadline)
     analyses = []
     for bound in problem.bounds:
-        deadline.check("the Storm pre-analysis")
-        analyses.append(analyse_bound(problem, actionable, bound, deadline, decider))
+        run.check("the Storm pre-analysis")
+        analyses.append(analyse_bound(problem, actionable, bound, run))
     pre = Preanalysis(problem, actionable, analyses)
     if all(a.initial.holds for a in analyses):
         pre.status, pre.reason = "trivial", "σ already meets " + ("every bound" if len(analyses) > 1 else "the bound")
         return pre
     for a in analyses:
-        if a.feasible is None and a.met_alone() is None:
-            a.exact_optimum = exact_optimum(problem, actionable, a)
-            if isinstance(a.exact_optimum, Fraction):
-                a.optimum_exact = a.exact_optimum
-        if a.feasible is False:
+        why = settle_optimum(problem, actionable, a, run) if a.met_alone() is None else ""
+        met = a.met_alone()
+        if met is False:
             pre.status = "infeasible"
-            exactly = ", in exact arithmetic," if a.optimum_exact is not None else ""
+            exactly = ", in exact arithmetic," if a.exact_optimum is not None else ""
             pre.reason = (f"{a.optimum_text()} over all actionable strategies (Storm{exactly} on the MDP with the "
                           f"uncontrollable states fixed to σ) does not meet {a.bound.text}")
             return pre
-        if a.feasible is None:
+        if met is None:
             pre.notes.append(f"Storm's optimum {a.optimum_text()} lies within its precision of {a.bound.text} and "
-                             f"exact arithmetic could not decide whether it meets it (more than {EXACT_STATES} states, "
-                             f"or too slow): infeasibility is not claimed")
-    undecided_note = decider.note()
-    if undecided_note:
-        pre.notes.append(undecided_note)
+                             f"exact arithmetic could not decide whether it meets it ({why}): infeasibility is not "
+                             f"claimed")
     if len(analyses) > 1:
-        deadline.check("the Storm pre-analysis")
+        run.check("the Storm pre-analysis")
         pre.reason = joint_infeasibility(problem, actionable, analyses, pre.notes)
         if pre.reason:
             pre.status = "infeasible"
             return pre
-    deadline.check("the Storm pre-analysis")
+    run.check("the Storm pre-analysis")
     for a in analyses:
         if a.encoding is None:
             a.encoding = encode_bound(problem, actionable, a)
@@ -445,17 +392,14 @@ class _Sets:
 
 
 def analyse_bound(problem: CounterfactualProblem, actionable: ActionableMDP, bound: Bound,
-                  deadline: Deadline, decider: Decider) -> BoundAnalysis:
-    """Storm's checks of σ and of the optimal scheduler for ``bound``, and the sets its encoding needs; where
-    floating point cannot decide the bound at the optimum, Storm's exact optimum and scheduler (small models)."""
+                  deadline: Deadline) -> BoundAnalysis:
+    """Storm's checks of σ and of the optimal scheduler for ``bound``, and the sets its encoding needs."""
+    initial = check_strategy(problem.strategy, bound.property)
     sets = _probability_sets(problem, actionable, bound) if bound.kind == PROBABILITY else \
         _reward_sets(problem, actionable, bound)
+    deadline.check("the Storm pre-analysis")
     mc = sets.model
     s0 = mc.initial_state
-    constant = _constant(sets, s0)
-    initial = decider.decide(problem.strategy, bound.property, check_strategy(problem.strategy, bound.property),
-                             constant)
-    deadline.check("the Storm pre-analysis")
     direction = "min"
     if bound.kind == PROBABILITY:
         values, rows = storm.reach_values(mc, sets.one, "min", scheduler=True)
@@ -466,71 +410,14 @@ def analyse_bound(problem: CounterfactualProblem, actionable: ActionableMDP, bou
         values, rows = choices.values, choices.rows
         sets.low = values if direction == "min" else -values
     optimum = {DIRECT: values[s0], COMPLEMENT: 1.0 - values[s0], NEGATE: values[s0]}[sets.transform]
-    analysis = BoundAnalysis(bound, initial, float(optimum), None, None, sets.gamma, sets.transform,
-                             constant=constant)
-    if isinstance(constant, Fraction):
-        analysis.optimum_exact = constant
+    analysis = BoundAnalysis(bound, initial, float(optimum), None, None, sets.gamma, sets.transform)
     if np.isfinite(optimum):
         witness = actionable.lift(rows, problem.strategy)
         check = check_strategy(witness, bound.property, expected=float(optimum),
                                tolerance=1e-6 * abs(float(optimum)) + 1e-10)
-        check = decider.decide(witness, bound.property, check, constant)
         analysis.witness, analysis.witness_check = (witness if check.holds else None), check
-    if analysis.feasible is None and decider.exact:
-        _exact_optimum(problem, actionable, analysis, deadline)
     analysis.sets = sets                                          # kept for the encoding
     return analysis
-
-
-def _constant(sets: _Sets, s0: int) -> Fraction | float | None:
-    """The bound's value at s0, exactly, when every strategy has it (s0 is a constant of Storm's graph analysis:
-    0 or 1, or an infinite expected reward), else None."""
-    if sets.infinite[s0]:
-        return np.inf
-    if not (sets.one[s0] or sets.zero[s0]):
-        return None
-    v = Fraction(int(sets.one[s0]))
-    return {DIRECT: v, COMPLEMENT: 1 - v, NEGATE: -v}[sets.transform]
-
-
-def _exact_optimum(problem: CounterfactualProblem, actionable: ActionableMDP, analysis: BoundAnalysis,
-                   deadline: Deadline) -> None:
-    """Storm's optimum of the bound in exact arithmetic on M_C, and its optimal scheduler as the witness, checked
-    exactly; nothing when that fails or takes too long (the bound stays undecided)."""
-    try:
-        with exact_budget(deadline).active():
-            found = _exact_optimum_on(problem, actionable, analysis.bound)
-    except StormcfError:                 # out of its time, or no rational build of the model
-        return
-    if found is not None:
-        value, witness, check = found
-        analysis.optimum = float(value)
-        analysis.optimum_exact = value if isinstance(value, Fraction) else None
-        analysis.witness, analysis.witness_check = (witness if check.holds else None), check
-
-
-def _exact_optimum_on(problem: CounterfactualProblem, actionable: ActionableMDP, bound: Bound
-                      ) -> tuple[Fraction | float, Strategy, Check] | None:
-    """The optimum of ``bound`` on M_C built over rationals (Storm's exact engine), the lifted optimal scheduler and
-    its exact check; None when M_C's exact structure differs from its floating-point one."""
-    mc = actionable.model
-    step = None if bound.rewards is None else exact_step_rewards(problem.model, bound.reward_model)
-    exact = actionable.exact(problem.model, step)
-    if exact is None:
-        return None
-    exact_P, exact_rewards = exact
-    labels = {"cf_t": bound.target, "cf_c": bound.constraint}
-    path = '"cf_c" U "cf_t"' if bound.is_until else 'F "cf_t"'
-    op, rewards, floats = "P", {}, {}
-    if bound.rewards is not None and exact_rewards is not None:
-        op, rewards = f'R{{"{REWARD_NAME}"}}', {REWARD_NAME: exact_rewards}
-        floats = {REWARD_NAME: RewardModel(REWARD_NAME, choice=actionable.mix(problem.model, bound.rewards))}
-    model = ExplicitModel(mc.transitions, mc.row_groups, mc.choice_actions, mc.action_names, labels, mc.valuations,
-                          floats, mc.initial_state, "mdp", source=mc.source, naming=mc.naming)
-    query = storm.parse_property(model, f"{op}{bound.optimization.value}=? [{path}]")
-    values, rows = storm.exact_optimal_choices(model, exact_P, query, rewards)
-    witness = actionable.lift(rows, problem.strategy)
-    return values[mc.initial_state], witness, check_strategy(witness, bound.property, exact=True)
 
 
 def _reward_query(direction: str) -> str:

@@ -25,7 +25,7 @@ from ..errors import PropertyError
 from ..model import ExplicitModel
 from ..modes import Maximize, Minimize, Optimization
 from ..properties import Property
-from ..storm import exact_transition_values, expected_choice_rewards_exact, parse_property
+from ..storm import parse_property
 
 #: the kinds of value a bound constrains
 PROBABILITY, REWARD = "probability", "reward"
@@ -140,15 +140,4 @@ def step_rewards(model: ExplicitModel, name: str | None) -> np.ndarray:
     r = model.expected_choice_rewards(rm.name)
     if rm.state is not None:
         r = r + rm.state[model.state_of_choice]
-    return r
-
-
-def exact_step_rewards(model: ExplicitModel, name: str | None) -> list[Fraction]:
-    """:func:`step_rewards` in exact arithmetic: rewards read as the shortest decimals that print them, transition
-    rewards weighted by the probabilities of Storm's rational build."""
-    rm = model.reward_model(name)
-    r = expected_choice_rewards_exact(model, rm.name, exact_transition_values(model))
-    if rm.state is not None:
-        state = [Fraction(repr(x)) for x in rm.state.tolist()]
-        r = [x + state[s] for x, s in zip(r, model.state_of_choice.tolist())]
     return r

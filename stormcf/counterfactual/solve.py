@@ -43,7 +43,6 @@ from .problem import CounterfactualProblem
 from .programs import miqcqp_program
 from .result import CounterfactualResult, novelty
 from .stages import d0_stage, dinf_stage, miqcqp_stage
-from .tight import Decider
 
 #: the default time limit (seconds) of a counterfactual search: the MIQCQP is anytime, with no natural end
 TIME_LIMIT = 600.0
@@ -115,7 +114,7 @@ class _Search:
         self.partial = 0                      # strategies that meet one bound but not all
         self.infeasible: str | None = None    # why no strategy meets all bounds, when a solver proves it
         self.disagreements: list[str] = []
-        self.decider = Decider(problem.model.n_states, deadline)
+        self.undecided: list[str] = []      # why the bounds of strategies were left undecided (not accepted)
         self._box_values: list | None = None
 
     @property
@@ -166,7 +165,9 @@ class _Search:
             self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
         if check.holds is None and self.exact:      # undecided in floating point: --exact decides exactly
             check = check_strategy(strategy, a.bound.property, exact=True, expected=expected, tolerance=tolerance)
-        return self.decider.decide(strategy, a.bound.property, check, a.constant)    # exactly if need be
+        if check.holds is None:
+            self.undecided.append(check.undecided)
+        return check
 
     def adopt(self, probs: np.ndarray, source: str, checks: list[Check], strategy: Strategy | None = None
               ) -> Candidate | None:
@@ -341,9 +342,9 @@ class _Search:
         if self.disagreements:
             self.note("Storm's value differs from the analysis's own for " + "; ".join(self.disagreements[:3]) +
                       ": optimality is not claimed")
-        undecided = self.decider.note()
-        if undecided:
-            self.note(undecided)
+        if self.undecided:
+            self.note(f"{len(self.undecided)} strateg{'y' if len(self.undecided) == 1 else 'ies'} not accepted: "
+                      f"undecided against a bound (the last: {self.undecided[-1]})")
         self.notes.extend(n for n in cert.notes if n not in self.notes)
         eps = self.problem.epsilon
         if eps is not None:
@@ -504,7 +505,7 @@ def solve_counterfactual(problem: CounterfactualProblem, solver: str = "auto", e
     return diverse_counterfactuals(problem, 1, solver=solver, exact=exact, run=run, time_limit=time_limit)
 
 
-def _preanalysis_or_answer(problem: CounterfactualProblem, deadline: Deadline,
+def _preanalysis_or_answer(problem: CounterfactualProblem, deadline: Run,
                            exact: bool) -> Preanalysis | CounterfactualResult:
     """Storm's pre-analysis, or the result when it already decides the problem (trivial, infeasible, timeout)."""
     try:

@@ -444,30 +444,6 @@ def _exact_check(model: ExplicitModel, prop: Property) -> CheckResult:
     return _check_storm(labelled_model(_handle_of(model), prop.labels, exact=True), model, prop, exact=True)
 
 
-def exact_optimum(P: sp.csr_matrix, row_groups: np.ndarray, values: Sequence[Fraction], target: np.ndarray,
-                  initial: int, direction: str, rewards: Sequence[Fraction] | None = None) -> Fraction | float:
-    """Storm's ``Pmin``/``Pmax`` (``direction`` ``"min"``/``"max"``) of ``F target`` at ``initial``, or with
-    ``rewards`` (one per row) ``Rmin``/``Rmax`` of the reward collected until ``target``, in exact arithmetic on the
-    MDP with rows ``P`` grouped by ``row_groups`` and transition probabilities ``values`` (Fractions aligned with
-    ``P.data``); an infinite expected reward is ``inf``."""
-    operator = "P" if rewards is None else 'R{"r"}'
-
-    def compute() -> Fraction | float:
-        matrix = _matrix(P, row_groups, stormpy.Rational, [_rational(x) for x in values])
-        reward_models = {} if rewards is None else {"r": SparseRewardModel[stormpy.Rational](
-            optional_state_action_reward_vector=[_rational(x) for x in rewards])}
-        labeling = _labeling({"target": target}, initial, len(row_groups) - 1)
-        mdp = SparseMdp[stormpy.Rational](SparseModelComponents[stormpy.Rational](
-            transition_matrix=matrix, state_labeling=labeling, reward_models=reward_models))
-        formula = stormpy.parse_properties(f'{operator}{direction}=? [F "target"]')[0]
-        try:
-            result = stormpy.model_checking(mdp, formula, environment=_environment(True), only_initial_states=True)
-        except Exception as err:
-            raise StormcfError(f"Storm cannot compute {operator}{direction} exactly: {_storm_message(err)}") from None
-        return _fraction(result.get_value(initial))
-    return isolated(compute, f"computing {operator}{direction} exactly")
-
-
 # ================================================================================================== reachability
 #: the label of the bridge's copy of a model that marks a reachability target given as a mask
 TARGET_LABEL = "__stormcf_target"

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import stormcf
+import stormcf.verify
 from stormcf import Strategy
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
 from stormcf.counterfactual.analysis import preanalyse
@@ -121,6 +122,17 @@ def test_strict_bound_at_the_exact_optimum_is_infeasible(tmp_path):
     assert r.optimal_probability == pytest.approx(0.1635, rel=1e-9)
 
 
+def test_an_undecided_optimum_is_not_infeasible(tmp_path, monkeypatch):
+    """Without the exact re-check (stormcf.verify's limits), Storm's float Pmin cannot decide P<0.1635: no claim of
+    infeasibility, no strategy accepted at the bound, the notes say why."""
+    monkeypatch.setattr(stormcf.verify, "EXACT_RECHECK_STATES", 0)
+    model = load(tmp_path, EXACT_PMIN)
+    for prop in ('P<0.1635 [F "goal"]', 'P<=0.1635 [F "goal"]'):
+        r = solve_counterfactual(CounterfactualProblem(uniform(model), prop, weights="0,0,1"), time_limit=60)
+        assert r.status != "infeasible" and r.strategy is None
+        assert any("infeasibility is not claimed" in n and "more than 0 states" in n for n in r.notes)
+
+
 @pytest.mark.parametrize("control", [{"controllable_states": "s=0"}, {"controllable_actions": ["a", "b"]}])
 def test_strict_bound_at_the_exact_optimum_with_fixed_states(tmp_path, control):
     """s=3 keeps σ (c and d half each: 0.6635 to the goal), so the actionable MDP mixes its choices: Pmin =
@@ -170,8 +182,8 @@ KINDS = {                                  # the bound's text (%s: comparison an
 
 
 def _threshold(x: Fraction) -> str:
-    """An exact threshold as Storm reads it (a rational division of a decimal)."""
-    return f"{x.numerator}.0/{x.denominator}"
+    """An exact threshold as written in a property (Storm reads ``327/2000`` as that fraction)."""
+    return f"{x.numerator}/{x.denominator}"
 
 
 def _instance(mdp, kind, where, strict):
