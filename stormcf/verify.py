@@ -231,23 +231,24 @@ def check_model(model: ExplicitModel, prop: Property | str, exact: bool = False,
 
 
 def _settled(check: Check, model: ExplicitModel, exact_check: Callable[[], Check]) -> Check:
-    """An undecided floating-point check settled by Storm's exact check (``exact_check()``) where that is cheap: on
-    models of at most :data:`EXACT_RECHECK_STATES` states, within :data:`EXACT_RECHECK_SECONDS` (else the undecided
-    check, its reason saying why there is no exact verdict)."""
-    if model.n_states > EXACT_RECHECK_STATES:
-        return check
-    exact, failure = exact_within_limit(exact_check)
+    """An undecided floating-point check settled by Storm's exact check (``exact_check()``) where that is cheap
+    (:func:`exact_within_limit`), else the undecided check, its reason saying why there is no exact verdict."""
+    exact, failure = exact_within_limit(exact_check, model)
     if exact is None:
         return replace(check, undecided=f"{check.undecided}; {failure}")
     return replace(exact, method=f"{exact.method} (re-check of a floating-point verdict within its precision of "
                                  f"the bound)", seconds=check.seconds + exact.seconds)
 
 
-def exact_within_limit(call: Callable[[], T]) -> tuple[T | None, str]:
-    """``call()`` (Storm in exact arithmetic) given at most :data:`EXACT_RECHECK_SECONDS` of the time left, and ""; or
-    None and why there is no answer (out of that time, or exact arithmetic not available for the model). The
-    command's own time limit (the active run's) still ends the command."""
-    deadline = Run.current()
+def exact_within_limit(call: Callable[[], T], model: ExplicitModel, run: Run | None = None) -> tuple[T | None, str]:
+    """``call()`` (Storm in exact arithmetic on ``model`` or a model built from it) where that is cheap: on models of
+    at most :data:`EXACT_RECHECK_STATES` states, given at most :data:`EXACT_RECHECK_SECONDS` of the time left of
+    ``run`` (an analysis's own; default: the active run); and "". Else None and why there is no answer (too many
+    states, out of that time, or exact arithmetic not available for the model). The run's own time limit still
+    ends the command."""
+    if model.n_states > EXACT_RECHECK_STATES:
+        return None, f"no exact re-check on models of more than {EXACT_RECHECK_STATES:,} states"
+    deadline = run or Run.current()
     try:
         with deadline.sub(seconds=EXACT_RECHECK_SECONDS).active():
             return call(), ""

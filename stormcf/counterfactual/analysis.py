@@ -9,6 +9,11 @@
 4. **pruning**, per bound, on M_C (:class:`Encoding`): states whose value every strategy shares are constants, states
    unreachable from s0 before them are dropped, states without two controllable choices get no strategy variables.
 
+Storm's values are decided against the bounds three-valued (:mod:`stormcf.verify`): a floating-point value within its
+precision of a bound is undecided, and re-checked exactly on small models. An undecided optimum is decided by the
+exact optimum (:mod:`~stormcf.counterfactual.optimum`): on M_C built over rationals, with Storm's exact optimal
+scheduler as the witness (small models); what stays undecided is not called infeasible.
+
 Every bound becomes the same shape for the algorithms: values v over the *maybe* states, v_s = Σ_r π(r)·Q_r with
 Q_r = Σ_s' P(r, s')·v_s' + b_r, and the requirement v_s0 <= γ (the value is minimised). How each bound gets there:
 
@@ -17,7 +22,8 @@ Q_r = Σ_s' P(r, s')·v_s' + b_r, and the requirement v_s0 <= γ (the value is m
   inequalities v >= ... certify (seed 000's soundness remark), on any model.
 - ``P>=γ [ψ U φ]`` is ``P<=1−γ [F Z]`` with Z = {Pmax(ψ U φ) = 0} when that is sound: every actionable strategy
   reaches φ or Z almost surely from s0 (Storm: prob1 of Pmin(F φ∪Z)); then Pr(ψ U φ) = 1 − Pr(F Z) for every
-  strategy and the Bellman system has a unique fixed point. Otherwise end components would let Bellman equations
+  strategy and the Bellman system has a unique fixed point. φ is absorbing there (a target may be left again:
+  reaching Z after φ does not count). Otherwise end components would let Bellman equations
   admit spurious solutions, and the bound is refused with a message saying so.
 - ``R{"r"}<=c [F φ]``: Storm's value is infinite from states that reach φ with probability < 1. States where every
   strategy does (Pmax(F φ) < 1) are infinite: a row that enters them with positive probability is *forbidden* (it
@@ -46,9 +52,11 @@ from ..errors import PropertyError
 from ..model import ExplicitModel, RewardModel
 from ..properties import relative_error
 from ..reachability import prob01_states
+from ..run import Run
 from ..strategy import Strategy
-from ..verify import Check, check_strategy
+from ..verify import Check, check_strategy, format_exact
 from .bounds import PROBABILITY, REWARD, Bound
+from .optimum import settle_optimum
 from .problem import CounterfactualProblem
 
 #: action name of the σ-mixture choice in the actionable MDP
@@ -206,7 +214,7 @@ class BoundAnalysis:
     verified (None if Storm rejects it); ``gamma``: the bound on the encoding's value; ``transform``: how the
     encoding's value relates to the bound's (:data:`DIRECT`, :data:`COMPLEMENT`: 1 − v, :data:`NEGATE`: −v);
     ``exact_optimum``: the optimum in exact arithmetic, when the floating-point one could not decide the bound
-    (:mod:`~stormcf.counterfactual.optimum`)."""
+    (:mod:`~stormcf.counterfactual.optimum`; ``optimum`` is then its float)."""
 
     bound: Bound
     initial: Check
@@ -237,7 +245,7 @@ class BoundAnalysis:
     def optimum_text(self) -> str:
         word = {PROBABILITY: "P", REWARD: "R"}[self.bound.kind] + self.bound.optimization.value
         if isinstance(self.exact_optimum, Fraction):
-            return f"{word} = {self.exact_optimum} (exact)"
+            return f"{word} = {format_exact(self.exact_optimum)} (exact)"
         return f"{word} = {self.optimum:.6g}"
 
 
@@ -277,35 +285,39 @@ class Preanalysis:
         return self.bounds[0].optimum
 
 
-def preanalyse(problem: CounterfactualProblem, deadline: Deadline | None = None) -> Preanalysis:
-    """Run the Storm pre-analysis of a problem (see the module docstring); raises
-    :class:`~stormcf.errors.TimeLimitReached` when ``deadline`` passes between its Storm calls."""
-    from .optimum import exact_optimum
-    deadline = deadline or Deadline()
+def preanalyse(problem: CounterfactualProblem, run: Run | None = None) -> Preanalysis:
+    """Run the Storm pre-analysis of a problem (see the module docstring) within ``run`` (default: a new unlimited
+    one); raises :class:`~stormcf.errors.TimeLimitReached` when it runs out between its Storm calls."""
+    run = run or Run()
     actionable = actionable_mdp(problem)
     analyses = []
     for bound in problem.bounds:
-        deadline.check("the Storm pre-analysis")
-        analyses.append(analyse_bound(problem, actionable, bound, deadline))
+        run.check("the Storm pre-analysis")
+        analyses.append(analyse_bound(problem, actionable, bound, run))
     pre = Preanalysis(problem, actionable, analyses)
     if all(a.initial.holds for a in analyses):
         pre.status, pre.reason = "trivial", "σ already meets " + ("every bound" if len(analyses) > 1 else "the bound")
         return pre
     for a in analyses:
-        if a.met_alone() is None:
-            a.exact_optimum = exact_optimum(problem, actionable, a)
-        if a.met_alone() is False:
+        why = settle_optimum(problem, actionable, a, run) if a.met_alone() is None else ""
+        met = a.met_alone()
+        if met is False:
             pre.status = "infeasible"
-            pre.reason = (f"{a.optimum_text()} over all actionable strategies (Storm on the MDP with the "
+            exactly = ", in exact arithmetic," if a.exact_optimum is not None else ""
+            pre.reason = (f"{a.optimum_text()} over all actionable strategies (Storm{exactly} on the MDP with the "
                           f"uncontrollable states fixed to σ) does not meet {a.bound.text}")
             return pre
+        if met is None:
+            pre.notes.append(f"Storm's optimum {a.optimum_text()} lies within its precision of {a.bound.text} and "
+                             f"exact arithmetic could not decide whether it meets it ({why}): infeasibility is not "
+                             f"claimed")
     if len(analyses) > 1:
-        deadline.check("the Storm pre-analysis")
+        run.check("the Storm pre-analysis")
         pre.reason = joint_infeasibility(problem, actionable, analyses, pre.notes)
         if pre.reason:
             pre.status = "infeasible"
             return pre
-    deadline.check("the Storm pre-analysis")
+    run.check("the Storm pre-analysis")
     for a in analyses:
         if a.encoding is None:
             a.encoding = encode_bound(problem, actionable, a)
@@ -348,14 +360,19 @@ def joint_infeasibility(problem: CounterfactualProblem, actionable: ActionableMD
         notes.append(f"Storm's multi-objective query could not decide whether the bounds can hold together: {err}")
         return ""
     first = analyses[0].bound
+    others = " and ".join(a.bound.text for a in analyses[1:])
+    where = "Storm's multi-objective query on the MDP with the uncontrollable states fixed to σ"
+    if best is None:                    # Storm: no strategy meets the others with a finite value of the first
+        finite = f" with a finite {first.quantity()}" if first.kind == REWARD else ""
+        return (f"no strategy (also randomised ones with memory) meets {others}{finite} ({where}), so none meets "
+                f"{first.text} as well")
     margin = 10 * JOINT_PRECISION * max(1.0, abs(first.value))
     if first.property.satisfied_by(best - margin if first.optimization.value == "min" else best + margin):
         return ""
-    others = " and ".join(a.bound.text for a in analyses[1:])
     extreme = "least" if first.optimization.value == "min" else "largest"
     return (f"the {extreme} {first.quantity()} among all strategies that meet {others} (also randomised ones with "
-            f"memory) is {best:.6g} (Storm's multi-objective query on the MDP with the uncontrollable states fixed to "
-            f"σ, absolute precision {JOINT_PRECISION:g}), which does not meet {first.text}")
+            f"memory) is {best:.6g} ({where}, absolute precision {JOINT_PRECISION:g}), which does not meet "
+            f"{first.text}")
 
 
 # ================================================================================================ one bound
@@ -409,7 +426,9 @@ def _reward_query(direction: str) -> str:
 
 def _probability_sets(problem: CounterfactualProblem, actionable: ActionableMDP, bound: Bound) -> _Sets:
     failed = ~bound.constraint & ~bound.target                  # ¬ψ ∧ ¬φ: the until is lost there
-    mc = actionable.variant(bound.target, failed)
+    # the path formula is decided in φ and in ¬ψ ∧ ¬φ: both absorbing, so that reaching Z (complement) after φ does
+    # not count, and Storm's values and schedulers are those of ψ U φ
+    mc = actionable.variant(bound.target, failed | bound.target)
     zero_t, _ = prob01_states(mc, bound.target, "max")          # Pmax(ψ U φ) = 0
     _, one_t = prob01_states(mc, bound.target, "min")           # Pmin(ψ U φ) = 1
     one_t |= bound.target
@@ -507,9 +526,10 @@ def _graph(mc: ExplicitModel, rows: np.ndarray) -> sp.csr_matrix:
 
 
 def end_component_states(P: sp.csr_matrix, row_state: np.ndarray, rows: np.ndarray, states: np.ndarray) -> np.ndarray:
-    """The states (mask over ``states``' positions) of the end components formed by the rows ``rows`` (mask) among
-    ``states`` (mask): iteratively drop rows that leave the set or their strongly connected component and states
-    without rows (C loops through scipy's strongly connected components)."""
+    """The states (mask over ``states``' positions) of the maximal end components formed by the rows ``rows`` (mask)
+    among ``states`` (mask): iteratively drop rows that leave the set or their strongly connected component and
+    states without rows (C loops through scipy's strongly connected components). ``rows`` must not hold rows with
+    mass outside ``P``'s columns (an :class:`Encoding`'s rows with an ``exit``): they leave every such set."""
     k = states.size
     inside, keep = states.copy(), rows & states[row_state]
     entry_row = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
@@ -532,7 +552,7 @@ def end_component_states(P: sp.csr_matrix, row_state: np.ndarray, rows: np.ndarr
 def _refuse_zero_reward_loops(bound: Bound, enc: Encoding, m: ExplicitModel) -> None:
     """An upper reward bound cannot tell a strategy that loops forever earning nothing (infinite for Storm) from one
     that ends: refuse models with such loops among the maybe states."""
-    zero_rows = (enc.b == 0) & ~enc.forbidden
+    zero_rows = (enc.b == 0) & ~enc.forbidden & (enc.exit == 0)     # earns nothing and stays among the maybe states
     looping = end_component_states(enc.P, enc.row_state, zero_rows, np.ones(enc.n_maybe, dtype=bool))
     if looping.any():
         s = int(enc.maybe[np.flatnonzero(looping)[0]])

@@ -143,6 +143,13 @@ class Certificate:
         """The best proven lower bound on the weighted distance."""
         return max(self.weights.combine(self.norm_bounds()), self.bound("weighted"))
 
+    def lower_source(self) -> str:
+        """The stages whose proven bounds make :attr:`lower` (``""`` when nothing is proven)."""
+        if "weighted" in self.bounds and self.bound("weighted") >= self.weights.combine(self.norm_bounds()):
+            return self.bounds["weighted"].source
+        sources = [self.bounds[k].source for k in NORMS if k in self.bounds and self.bounds[k].value > 0]
+        return " and ".join(dict.fromkeys(sources))
+
     def gap(self, candidate: Candidate | None = None) -> float | None:
         """(d - lower) / d of ``candidate`` (default: the best), 0 when d = 0."""
         c = candidate or self.best

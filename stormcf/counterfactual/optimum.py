@@ -1,54 +1,76 @@
 """The exact optimum of one bound over the actionable strategies, for when Storm's floating-point optimum is within its
-precision of the bound (the bound is exactly the optimum, say) and cannot tell whether some strategy meets it.
+precision of the bound (a strict bound at the exact optimum, ``P<=γ`` with γ the exact Pmin) and cannot tell whether
+some strategy meets it (issue 37). What stays undecided is never claimed: it does not make an instance infeasible.
 
 M_C (:class:`~stormcf.counterfactual.analysis.ActionableMDP`) is rebuilt in rational arithmetic: each of its rows is
 Σ_r w(r)·P(r, ·) over the original choices r of its state, with w(r) = σ(r) on the uncontrollable choices and the
 controllable mass Σ σ on the choice the row puts it on, σ read as decimals (:func:`~stormcf.verify.exact_strategy`)
-and P the model's exact probabilities; rewards mix the same way. Storm computes the optimum on it exactly. This is
-done on small models only (:data:`~stormcf.verify.EXACT_RECHECK_STATES` states; Python loops over the transitions).
+and P the model's exact probabilities; rewards mix the same way, read as Storm's rational build has them. Storm
+computes the optimum of the bound's own path formula on it (``ψ U φ``: a target that is left again still counts)
+with an optimal scheduler (:func:`~stormcf.storm.exact_optimal_choices`); that scheduler, lifted to the model and
+checked exactly, is the witness of a bound met at the optimum. This is done where the exact re-checks of
+:mod:`stormcf.verify` are (:func:`~stormcf.verify.exact_within_limit`: small models, seconds; Python loops over the
+transitions).
 """
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from .. import storm
-from ..model import ExplicitModel
-from ..verify import EXACT_RECHECK_STATES, exact_strategy, exact_within_limit
-from .analysis import COMPLEMENT, DIRECT, ActionableMDP, BoundAnalysis
-from .bounds import PROBABILITY
+from ..model import ExplicitModel, RewardModel
+from ..run import Run
+from ..strategy import Strategy
+from ..verify import Check, check_strategy, exact_strategy, exact_within_limit
+from .bounds import REWARD, Bound
 from .problem import CounterfactualProblem
 
+if TYPE_CHECKING:
+    from .analysis import ActionableMDP, BoundAnalysis
 
-def exact_optimum(problem: CounterfactualProblem, actionable: ActionableMDP,
-                  analysis: BoundAnalysis) -> Fraction | float | None:
-    """The bound's optimum over the actionable strategies (Pmin, Pmax, Rmin or Rmax, as
-    :attr:`BoundAnalysis.optimum`) in exact arithmetic; None on models of more than
-    :data:`~stormcf.verify.EXACT_RECHECK_STATES` states, or when Storm does not answer in time
-    (:func:`~stormcf.verify.exact_within_limit`)."""
-    if problem.model.n_states > EXACT_RECHECK_STATES:
-        return None
-    return exact_within_limit(lambda: _exact_optimum(problem, actionable, analysis))[0]
+#: labels and reward model of the bound in the exact M_C
+TARGET, CONSTRAINT, REWARDS = "cf_t", "cf_c", "cf_r"
 
 
-def _exact_optimum(problem: CounterfactualProblem, actionable: ActionableMDP,
-                   analysis: BoundAnalysis) -> Fraction | float:
-    m = problem.model
-    sets, bound = analysis.sets, analysis.bound
+def settle_optimum(problem: CounterfactualProblem, actionable: ActionableMDP, analysis: BoundAnalysis,
+                   run: Run) -> str:
+    """Storm's exact optimum of ``analysis``'s bound (:attr:`BoundAnalysis.exact_optimum`, and ``optimum`` its
+    float) and its exact optimal scheduler as the witness when it meets the bound exactly; "" when that is done,
+    else why not (the exact re-check's limits, :func:`~stormcf.verify.exact_within_limit`, with ``run``'s time)."""
+    found, failure = exact_within_limit(lambda: _exact_optimum(problem, actionable, analysis.bound), problem.model,
+                                        run)
+    if found is None:
+        return failure
+    value, witness, check = found
+    analysis.optimum, analysis.exact_optimum = float(value), value
+    analysis.witness, analysis.witness_check = (witness if check.holds else None), check
+    return ""
+
+
+def _exact_optimum(problem: CounterfactualProblem, actionable: ActionableMDP, bound: Bound
+                   ) -> tuple[Fraction | float, Strategy, Check]:
+    """The optimum of ``bound`` at s0 on M_C over rationals, the lifted optimal scheduler and its exact check."""
+    m, mc = problem.model, actionable.model
     weights = _row_weights(problem, actionable)
     probabilities = storm.exact_transition_values(m)
-    absorbing = (~bound.constraint & ~bound.target) if bound.kind == PROBABILITY else np.zeros(m.n_states, bool)
-    P, values = _mixed_rows(m, actionable.model.state_of_choice, weights, probabilities, absorbing)
-    mc = actionable.model
-    if bound.kind == PROBABILITY:
-        value = storm.exact_optimum(P, mc.row_groups, values, sets.one, mc.initial_state, "min")
-        return 1 - value if analysis.transform == COMPLEMENT else value
-    per_choice = _step_rewards(m, bound.reward_model, probabilities)
-    rewards = [sum((w * per_choice[r] for r, w in row.items()), Fraction(0)) for row in weights]
-    direction = "min" if analysis.transform == DIRECT else "max"
-    return storm.exact_optimum(P, mc.row_groups, values, bound.target, mc.initial_state, direction, rewards)
+    P, exact_P = _mixed_rows(m, mc.state_of_choice, weights, probabilities)
+    operator, rewards, floats = "P", {}, {}
+    if bound.kind == REWARD:
+        per_choice = _step_rewards(m, bound.reward_model, probabilities)
+        rewards = {REWARDS: [sum((w * per_choice[r] for r, w in row.items()), Fraction(0)) for row in weights]}
+        floats = {REWARDS: RewardModel(REWARDS, choice=actionable.mix(m, bound.rewards))}
+        operator = f'R{{"{REWARDS}"}}'
+    model = ExplicitModel(P, mc.row_groups, mc.choice_actions, mc.action_names,
+                          {TARGET: bound.target, CONSTRAINT: bound.constraint}, mc.valuations, floats,
+                          mc.initial_state, "mdp", source=mc.source, naming=mc.naming)
+    path = f'"{CONSTRAINT}" U "{TARGET}"' if bound.is_until else f'F "{TARGET}"'
+    query = storm.parse_property(model, f"{operator}{bound.optimization.value}=? [{path}]")
+    values, rows = storm.exact_optimal_choices(model, exact_P, query, rewards)
+    witness = actionable.lift(rows, problem.strategy)
+    return values[mc.initial_state], witness, check_strategy(witness, bound.property, exact=True)
 
 
 def _row_weights(problem: CounterfactualProblem, actionable: ActionableMDP) -> list[dict[int, Fraction]]:
@@ -66,23 +88,22 @@ def _row_weights(problem: CounterfactualProblem, actionable: ActionableMDP) -> l
     return out
 
 
-def _mixed_rows(m: ExplicitModel, state_of_row: np.ndarray, weights: list[dict[int, Fraction]], probabilities,
-                absorbing: np.ndarray) -> tuple[sp.csr_matrix, list[Fraction]]:
-    """The rows Σ_r w(r)·P(r, ·) (a self-loop in ``absorbing`` states) as CSR with their exact values."""
+def _mixed_rows(m: ExplicitModel, state_of_row: np.ndarray, weights: list[dict[int, Fraction]],
+                probabilities) -> tuple[sp.csr_matrix, list[Fraction]]:
+    """The rows Σ_r w(r)·P(r, ·) as CSR (their floats) with their exact values (aligned with its data)."""
     P = m.transitions
     indptr, indices, values = [0], [], []
-    for s, row in zip(state_of_row.tolist(), weights):
-        mixed: dict[int, Fraction] = {s: Fraction(1)} if absorbing[s] else {}
-        if not absorbing[s]:
-            for r, w in row.items():
-                for k in range(P.indptr[r], P.indptr[r + 1]):
-                    t = int(P.indices[k])
-                    mixed[t] = mixed.get(t, Fraction(0)) + w * probabilities[k]
+    for row in weights:
+        mixed: dict[int, Fraction] = {}
+        for r, w in row.items():
+            for k in range(P.indptr[r], P.indptr[r + 1]):
+                t = int(P.indices[k])
+                mixed[t] = mixed.get(t, Fraction(0)) + w * probabilities[k]
         columns = sorted(t for t, x in mixed.items() if x)
         indices += columns
         values += [mixed[t] for t in columns]
         indptr.append(len(indices))
-    matrix = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(weights), m.n_states))
+    matrix = sp.csr_matrix((np.array([float(x) for x in values]), indices, indptr), shape=(len(weights), m.n_states))
     return matrix, values
 
 

@@ -57,6 +57,8 @@ EXACT_DECIMALS = 9
 MIN_SOLVE_SECONDS = 2.0
 #: the agreement required between a stage's own value of a policy and Storm's (relative)
 AGREEMENT = 1e-6
+#: the stage named by a result without a strategy when the time ran out
+OUT_OF_TIME = "time limit"
 
 
 class _Bound:
@@ -112,6 +114,7 @@ class _Search:
         self.partial = 0                      # strategies that meet one bound but not all
         self.infeasible: str | None = None    # why no strategy meets all bounds, when a solver proves it
         self.disagreements: list[str] = []
+        self.undecided: list[str] = []      # why the bounds of strategies were left undecided (not accepted)
         self._box_values: list | None = None
 
     @property
@@ -162,6 +165,8 @@ class _Search:
             self.disagreements.append(f"{source}: Storm's value {check.value!r}, the stage's {expected!r}")
         if check.holds is None and self.exact:      # undecided in floating point: --exact decides exactly
             check = check_strategy(strategy, a.bound.property, exact=True, expected=expected, tolerance=tolerance)
+        if check.holds is None:
+            self.undecided.append(check.undecided)
         return check
 
     def adopt(self, probs: np.ndarray, source: str, checks: list[Check], strategy: Strategy | None = None
@@ -340,6 +345,9 @@ class _Search:
         if self.disagreements:
             self.note("Storm's value differs from the analysis's own for " + "; ".join(self.disagreements[:3]) +
                       ": optimality is not claimed")
+        if self.undecided:
+            self.note(f"{len(self.undecided)} strateg{'y' if len(self.undecided) == 1 else 'ies'} not accepted: "
+                      f"undecided against a bound (the last: {self.undecided[-1]})")
         self.notes.extend(n for n in cert.notes if n not in self.notes)
         eps = self.problem.epsilon
         if eps is not None:
@@ -347,16 +355,16 @@ class _Search:
             best = self.exact_best(fitting) if self.exact else min(fitting, key=lambda c: c.weighted, default=None)
             if best is not None:
                 return self.result("feasible", best, reason)
-            if fitting:
-                return self.result("timeout", None, reason)
-            return self.result("infeasible" if cert.lower > eps else "timeout", None, reason)
+            if cert.lower > eps and not fitting:
+                return self.result("infeasible", None, reason, stage=cert.lower_source())
+            return self.result("timeout", None, reason, stage=OUT_OF_TIME)
         best = self.exact_best(cert.candidates) if self.exact else cert.best
         if best is None:
             if self.deadline.interrupted:
                 raise Interrupted
             if self.infeasible is not None:
-                return self.result("infeasible", None, self.infeasible)
-            return self.result("timeout", None, reason)
+                return self.result("infeasible", None, self.infeasible, stage="MIQCQP")
+            return self.result("timeout", None, reason, stage=OUT_OF_TIME)
         gap = cert.gap(best)
         optimal = gap is not None and gap <= GAP and not self.disagreements
         if self.deadline.interrupted and not optimal:
@@ -407,12 +415,14 @@ class _Search:
         short = self.accept_strategy(p, c.source)
         return short if short is not None and short.weighted <= c.weighted + 1e-6 else None
 
-    def result(self, status: str, c: Candidate | None, reason: str) -> CounterfactualResult:
+    def result(self, status: str, c: Candidate | None, reason: str, stage: str | None = None
+               ) -> CounterfactualResult:
+        """The result with candidate ``c`` (found by its source), or without one, decided by ``stage``."""
         cert = self.certificate
         lower = cert.lower if c is None else min(cert.lower, c.weighted)
         return CounterfactualResult(
             self.problem, status, self.pre.initial_checks, [a.optimum for a in self.pre.bounds], reason,
-            candidate=c, gap=None if c is None else cert.gap(c), distance_lower_bound=lower,
+            candidate=c, solver=stage, gap=None if c is None else cert.gap(c), distance_lower_bound=lower,
             lower_bounds=cert.lower_sources(), stages=cert.stages(), sizes=self.all_sizes(), notes=self.notes,
             timings=dict(self.deadline.timings), time_s=self.deadline.elapsed())
 
@@ -498,7 +508,7 @@ def solve_counterfactual(problem: CounterfactualProblem, solver: str = "auto", e
     return diverse_counterfactuals(problem, 1, solver=solver, exact=exact, run=run, time_limit=time_limit)
 
 
-def _preanalysis_or_answer(problem: CounterfactualProblem, deadline: Deadline,
+def _preanalysis_or_answer(problem: CounterfactualProblem, deadline: Run,
                            exact: bool) -> Preanalysis | CounterfactualResult:
     """Storm's pre-analysis, or the result when it already decides the problem (trivial, infeasible, timeout)."""
     try:

@@ -20,7 +20,7 @@ import stormpy as _stormpy
 from .build import (exact_state_rewards, exact_transition_values, expected_choice_rewards_exact, interval_mdp,
                     storm_model_of)
 from .check import (INTERVAL_VALUE_ITERATION, LRA_PRECISION, PRECISION, PRECISIONS, CheckResult, FilterResult,
-                    SchedulerChoices, check, check_dtmc, check_exact, check_interval_mdp, exact_optimum,
+                    SchedulerChoices, check, check_dtmc, check_exact, check_interval_mdp, exact_optimal_choices,
                     optimal_choices, prob01_states, reach_values)
 from .formulas import parse_property
 from .isolate import isolated
@@ -31,7 +31,7 @@ _stormpy.developer.set_log_level(_stormpy.developer.LogLevel.OFF)   # Storm's ow
 
 __all__ = ["INTERVAL_VALUE_ITERATION", "LRA_PRECISION", "PRECISION", "PRECISIONS", "CheckResult", "FilterResult",
            "MultiObjectiveResult", "SchedulerChoices", "check", "check_dtmc", "check_exact", "check_interval_mdp",
-           "check_multiobjective", "exact_optimum", "exact_state_rewards", "exact_transition_values",
+           "check_multiobjective", "exact_optimal_choices", "exact_state_rewards", "exact_transition_values",
            "expected_choice_rewards_exact", "interval_mdp", "isolated", "load_model", "load_timings", "optimal_choices",
            "parse_property", "pareto_points", "prob01_states", "reach_values", "storm_model_of", "storm_version",
            "stormpy_example", "variable_bounds"]

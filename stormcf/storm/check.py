@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import sys
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Callable, Mapping, Sequence
@@ -39,6 +40,10 @@ LRA_PRECISION = Fraction(1, 10**6)
 EXACT_FALLBACK_STATES = 5_000
 #: the fallback engines start after this many seconds, plus :data:`FALLBACK_PER_TRANSITION` per transition
 FALLBACK_AFTER, FALLBACK_PER_TRANSITION = 1.0, 1e-6
+#: exact values have many thousand digits (a 400-state grid: 7,089), beyond Python's default limit on converting
+#: integers from and to text (4,300 digits, against denial of service by untrusted input): Storm's rationals are
+#: read and their fractions printed (JSON) without that limit
+sys.set_int_max_str_digits(0)
 #: the engines' names, as results report them
 OPTIMISTIC = f"Storm, topological optimistic value iteration (sound, relative precision {float(PRECISION):g})"
 SOUND = f"Storm, sound value iteration (relative precision {float(PRECISION):g})"
@@ -379,22 +384,53 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
 def _exact_dtmc_check(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, Sequence],
                       choice_rewards: Mapping[str, np.ndarray], exact_P: Sequence[Fraction],
                       exact_choice_rewards: Mapping[str, Sequence[Fraction]] | None) -> CheckResult:
-    labels = {**model.labels, **prop.labels}
-    n = model.n_states
-    matrix = _matrix(P, None, stormpy.Rational, [_rational(x) for x in exact_P])
+    choice = {name: (exact_choice_rewards or {}).get(name, choice_rewards[name]) for name in choice_rewards}
+    storm_dtmc = _exact_model_of_arrays(P, None, {**model.labels, **prop.labels}, model.initial_state, exact_P,
+                                        state_rewards, choice)
+    return _check_storm(storm_dtmc, model, prop, exact=True)
+
+
+def _exact_model_of_arrays(P: sp.csr_matrix, row_groups: np.ndarray | None, labels: Mapping[str, np.ndarray],
+                           initial: int, exact_P: Sequence[Fraction], state_rewards: Mapping[str, Sequence | np.ndarray],
+                           choice_rewards: Mapping[str, Sequence | np.ndarray]):
+    """A Storm model over ``stormpy.Rational`` with the structure of ``P`` (a DTMC, or an MDP with ``row_groups``),
+    the values ``exact_P`` (aligned with ``P.data``) and reward models of per-state and per-choice rewards."""
+    matrix = _matrix(P, row_groups, stormpy.Rational, [_rational(x) for x in exact_P])
     reward_models = {}
     for name in set(state_rewards) | set(choice_rewards):
         kwargs = {}
         if name in state_rewards:
             kwargs["optional_state_reward_vector"] = [_rational(x) for x in state_rewards[name]]
         if name in choice_rewards:
-            vec = exact_choice_rewards[name] if exact_choice_rewards else choice_rewards[name]
-            kwargs["optional_state_action_reward_vector"] = [_rational(x) for x in vec]
+            kwargs["optional_state_action_reward_vector"] = [_rational(x) for x in choice_rewards[name]]
         reward_models[name] = SparseRewardModel[stormpy.Rational](**kwargs)
     comps = SparseModelComponents[stormpy.Rational](transition_matrix=matrix,
-                                                    state_labeling=_labeling(labels, model.initial_state, n),
+                                                    state_labeling=_labeling(labels, initial, P.shape[1]),
                                                     reward_models=reward_models)
-    return _check_storm(SparseDtmc[stormpy.Rational](comps), model, prop, exact=True)
+    return (SparseDtmc if row_groups is None else SparseMdp)[stormpy.Rational](comps)
+
+
+def exact_optimal_choices(model: ExplicitModel, exact_P: Sequence[Fraction], prop: Property,
+                          choice_rewards: Mapping[str, Sequence[Fraction]] | None = None
+                          ) -> tuple[tuple[Fraction | float, ...], np.ndarray]:
+    """Storm's optimum of ``prop`` (``Pmin=?``, ``R{"r"}max=?``, ...) in exact rational arithmetic on the MDP with the
+    structure, labels and initial state of ``model``, the transition probabilities ``exact_P`` (aligned with
+    ``model.transitions.data``) and the per-choice rewards ``choice_rewards``: the value of every state (Fractions;
+    ``inf`` for infinite rewards) and the row an optimal memoryless deterministic scheduler (Storm's, exact)
+    chooses in every state."""
+    require_checkable(model, prop)
+
+    def compute() -> tuple[tuple[Fraction | float, ...], np.ndarray]:
+        storm_mdp = _exact_model_of_arrays(model.transitions, model.row_groups, {**model.labels, **prop.labels},
+                                           model.initial_state, exact_P, {}, choice_rewards or {})
+        try:
+            result = stormpy.model_checking(storm_mdp, prop.storm.get_raw_formula(), extract_scheduler=True,
+                                            environment=_environment(True))
+        except Exception as err:
+            raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+        values = tuple(_fraction(v) for v in result.get_value_vector())
+        return values, _scheduler_rows(model, storm_mdp, result, prop.text)
+    return isolated(compute, f"computing {prop.text} exactly")
 
 
 def check_exact(model: ExplicitModel, prop: Property) -> CheckResult:
@@ -406,30 +442,6 @@ def check_exact(model: ExplicitModel, prop: Property) -> CheckResult:
 def _exact_check(model: ExplicitModel, prop: Property) -> CheckResult:
     _exact_storm_model(model)
     return _check_storm(labelled_model(_handle_of(model), prop.labels, exact=True), model, prop, exact=True)
-
-
-def exact_optimum(P: sp.csr_matrix, row_groups: np.ndarray, values: Sequence[Fraction], target: np.ndarray,
-                  initial: int, direction: str, rewards: Sequence[Fraction] | None = None) -> Fraction | float:
-    """Storm's ``Pmin``/``Pmax`` (``direction`` ``"min"``/``"max"``) of ``F target`` at ``initial``, or with
-    ``rewards`` (one per row) ``Rmin``/``Rmax`` of the reward collected until ``target``, in exact arithmetic on the
-    MDP with rows ``P`` grouped by ``row_groups`` and transition probabilities ``values`` (Fractions aligned with
-    ``P.data``); an infinite expected reward is ``inf``."""
-    operator = "P" if rewards is None else 'R{"r"}'
-
-    def compute() -> Fraction | float:
-        matrix = _matrix(P, row_groups, stormpy.Rational, [_rational(x) for x in values])
-        reward_models = {} if rewards is None else {"r": SparseRewardModel[stormpy.Rational](
-            optional_state_action_reward_vector=[_rational(x) for x in rewards])}
-        labeling = _labeling({"target": target}, initial, len(row_groups) - 1)
-        mdp = SparseMdp[stormpy.Rational](SparseModelComponents[stormpy.Rational](
-            transition_matrix=matrix, state_labeling=labeling, reward_models=reward_models))
-        formula = stormpy.parse_properties(f'{operator}{direction}=? [F "target"]')[0]
-        try:
-            result = stormpy.model_checking(mdp, formula, environment=_environment(True), only_initial_states=True)
-        except Exception as err:
-            raise StormcfError(f"Storm cannot compute {operator}{direction} exactly: {_storm_message(err)}") from None
-        return _fraction(result.get_value(initial))
-    return isolated(compute, f"computing {operator}{direction} exactly")
 
 
 # ================================================================================================== reachability

@@ -54,8 +54,10 @@ class MultiObjectiveResult:
         directions: ``"max"``/``"min"`` per coordinate.
         points: Pareto queries: the achievable Pareto-optimal points (one row per point, sorted), else None.
         over_approximation: Pareto queries: the Pareto-optimal vertices of Storm's over-approximation.
-        value: numerical queries: the optimal value of the ``=?`` objective under the bounds.
-        holds: achievability queries: whether one scheduler meets every bound.
+        value: numerical queries: the optimal value of the ``=?`` objective under the bounds (None when no
+            scheduler meets the bounds).
+        holds: achievability queries: whether one scheduler meets every bound; numerical queries: False when no
+            scheduler meets the bounds (Storm then answers with a truth value), else None.
         precision: the absolute precision Storm was asked for.
         seconds: time in Storm.
     """
@@ -82,6 +84,8 @@ class MultiObjectiveResult:
     def __str__(self) -> str:
         if self.kind == "achievability":
             return f"{self.property}: {'achievable' if self.holds else 'not achievable'}"
+        if self.kind == "numerical" and self.value is None:
+            return f"{self.property}: no scheduler meets its bounds"
         if self.kind == "numerical":
             return f"{self.property} = {self.value:.6g} (approximate, ±{self.precision:g})"
         lines = [f"{self.property}: {len(self.points)} Pareto-optimal point(s) "
@@ -131,6 +135,8 @@ def check_multiobjective(model: ExplicitModel, prop: Property | str,
         s0 = model.initial_state
         if kind == "achievability":
             return MultiObjectiveResult(**common, seconds=seconds, holds=bool(result[s0]))
+        if kind == "numerical" and not result.is_quantitative():       # Storm's "false": the bounds cannot hold
+            return MultiObjectiveResult(**common, seconds=seconds, holds=False)
         if kind == "numerical":
             return MultiObjectiveResult(**common, seconds=seconds, value=float(result.get_value(s0)))
         return MultiObjectiveResult(**common, seconds=seconds,

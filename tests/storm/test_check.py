@@ -201,3 +201,37 @@ def test_exact_bounds_are_decided_by_the_exact_value(bound, holds):
     assert check.exact == Fraction(411, 1000) and check.holds is holds
     floating = stormcf.check_strategy(sigma, f'P{bound}0.5 [F "rejected"]')
     assert floating.holds is (bound in ("<=", "<"))
+
+
+def test_exact_values_with_more_digits_than_python_prints_by_default(tmp_path):
+    """P(F s=300) = p^300 with a 16-digit p has about 4,800 digits, beyond Python's default limit on converting
+    integers from and to text (4,300): reading Storm's rational and printing the fraction (JSON) used to fail."""
+    path = tmp_path / "chain.pm"
+    path.write_text("dtmc\nmodule m\n s : [0..301] init 0;\n"
+                    " [] s<300 -> 0.1234567890123457:(s'=s+1) + 0.8765432109876543:(s'=301);\n"
+                    " [] s>=300 -> (s'=s);\nendmodule\n")
+    check = stormcf.check_model(stormcf.load_model(path), "P=? [F s=300]", exact=True)
+    assert check.exact == Fraction("0.1234567890123457") ** 300
+    assert len(check.to_dict()["exact"]) > 4300
+
+
+def test_exact_optimum_and_scheduler_of_an_mdp_given_by_arrays(tmp_path):
+    """Storm's exact optimum on an MDP built from arrays over rationals, with an exact optimal scheduler: Pmin(F s=1)
+    = (1/3)·(327/1000) / (2/3) = 327/2000 (a at s=0, c at s=3, a cycle that floating point does not hit exactly);
+    the least cost until s=1 or s=2 is 3/2 (a costs 1 and leaves s=0 with 2/3, b costs 3)."""
+    path = tmp_path / "m.nm"
+    path.write_text("mdp\nmodule m\n s : [0..3] init 0;\n"
+                    " [a] s=0 -> 1/3:(s'=0) + 1/3:(s'=3) + 1/3:(s'=2);\n [b] s=0 -> 1/2:(s'=1) + 1/2:(s'=2);\n"
+                    " [c] s=3 -> 327/1000:(s'=1) + 673/1000:(s'=2);\n [d] s=3 -> (s'=1);\n [] s=1 | s=2 -> true;\n"
+                    "endmodule\nrewards \"cost\"\n [a] true : 1;\n [b] true : 3;\nendrewards\n")
+    model = stormcf.load_model(path)
+    s0, s3 = model.state_index({"s": 0}), model.state_index({"s": 3})
+    values = storm.exact_transition_values(model)
+    exact, rows = storm.exact_optimal_choices(model, values, storm.parse_property(model, "Pmin=? [F s=1]"))
+    assert exact[s0] == Fraction(327, 2000) and exact[s3] == Fraction(327, 1000)
+    assert rows[s0] == model.choice_of(s0, "a") and rows[s3] == model.choice_of(s3, "c")
+    cost = [Fraction(0)] * model.n_choices
+    cost[model.choice_of(s0, "a")], cost[model.choice_of(s0, "b")] = Fraction(1), Fraction(3)
+    prop = storm.parse_property(model, 'R{"cost"}min=? [F s=1 | s=2]')
+    exact, rows = storm.exact_optimal_choices(model, values, prop, {"cost": cost})
+    assert exact[s0] == Fraction(3, 2) and rows[s0] == model.choice_of(s0, "a")

@@ -96,3 +96,11 @@ def test_multi_on_a_dtmc_is_refused():
     die = stormcf.load_model(storm.stormpy_example("dtmc", "die.pm"))
     with pytest.raises(stormcf.PropertyError, match="on MDPs, not on a DTMC"):
         storm.check_multiobjective(die, 'multi(P>=0.1 [F s=7], P>=0.1 [F s=3])')
+
+
+def test_numerical_query_whose_bounds_cannot_hold(mo1):
+    """Storm answers a numerical query whose bounds no scheduler meets with a truth value (false), not a number:
+    R{"rew"}<=1 [F s=2] forbids A (reward 10) and D, so s=1 is never reached with 0.99."""
+    r = storm.check_multiobjective(mo1, 'multi(Pmax=? [F s=2], R{"rew"}<=1 [F s=2], P>=0.99 [F s=1])')
+    assert r.kind == "numerical" and r.value is None and r.holds is False
+    assert "no scheduler meets its bounds" in str(r) and r.to_dict()["value"] is None
