@@ -113,7 +113,7 @@ def test_strategy_at_the_optimum_is_feasible_and_below_it_infeasible(cli):
         assert code == 0 and data["status"] == "optimal", data["notes"]
         assert data["bounds"][0]["holds"] is True and data["bounds"][0]["verification"]["exact"] == "1/50"
     code, out, _ = cli("strategy", LOAN, "-s", IMPATIENT, "-p", 'P<0.02 [F "rejected"]', "-w", "0,0,1")
-    assert code == 0 and "status: infeasible" in out and "Pmin = 1/50 (exact)" in out
+    assert code == 0 and "status: infeasible" in out and "achieves is exactly 1/50 (Storm, exact arithmetic)" in out
 
 
 @pytest.mark.parametrize("command", ["check", "strategy"])

@@ -7,6 +7,7 @@ the probability shown is Storm's.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -15,7 +16,7 @@ from ..distance import CHANGE_TOLERANCE, StrategyDistance
 from ..model import ExplicitModel
 from ..report import Report
 from ..strategy import Strategy
-from ..verify import Check, format_value
+from ..verify import Check, format_exact, format_value
 from .bounds import REWARD, Bound
 from .problem import CounterfactualProblem
 
@@ -103,6 +104,8 @@ class CounterfactualResult(Report):
             (list(initial) if isinstance(initial, (list, tuple)) else [initial])
         self.optima: list[float] = [] if optima is None else \
             (list(optima) if isinstance(optima, (list, tuple)) else [optima])
+        #: the first bound's optimum in exact arithmetic, when Storm's exact optimum decided the instance
+        self.exact_optimum: Fraction | None = None
         self.strategy: Strategy | None = None if candidate is None else candidate.strategy
         self.verifications: list[Check] = [] if candidate is None else list(candidate.check)
         self.exact_checks: list[Check] = [] if candidate is None or candidate.exact is None else list(candidate.exact)
@@ -219,8 +222,9 @@ class CounterfactualResult(Report):
                 reason = "no valid strategy was found within the time limit"
             elif len(bounds) == 1:
                 quantity = "probability" if paper else first.quantity()
-                reason = (f"the {what} {quantity} any actionable strategy achieves is "
-                          f"{format_value(self.optimal_probability)} (Storm)")
+                optimum = (f"exactly {format_exact(self.exact_optimum)} (Storm, exact arithmetic)"
+                           if self.exact_optimum is not None else f"{format_value(self.optimal_probability)} (Storm)")
+                reason = f"the {what} {quantity} any actionable strategy achieves is {optimum}"
             else:
                 reason = self.solver_reason
             if paper:

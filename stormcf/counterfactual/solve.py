@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 
@@ -476,9 +477,11 @@ def _decided(problem: CounterfactualProblem, pre: Preanalysis, deadline: Deadlin
                                     f"{pre.reason} (Storm on the induced DTMC)", candidate=candidate,
                                     gap=0.0, distance_lower_bound=0.0, sizes=sizes,
                                     timings=dict(deadline.timings), time_s=deadline.elapsed())
-    return CounterfactualResult(problem, "infeasible", pre.initial_checks, optima, pre.reason,
-                                sizes=sizes, timings=dict(deadline.timings), time_s=deadline.elapsed(),
-                                solver="storm")
+    result = CounterfactualResult(problem, "infeasible", pre.initial_checks, optima, pre.reason, sizes=sizes,
+                                  timings=dict(deadline.timings), time_s=deadline.elapsed(), solver="storm")
+    first = pre.bounds[0].exact_optimum
+    result.exact_optimum = first if isinstance(first, Fraction) else None
+    return result
 
 
 def _timeout(problem: CounterfactualProblem, deadline: Deadline, err: TimeLimitReached) -> CounterfactualResult:

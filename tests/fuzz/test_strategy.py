@@ -37,7 +37,7 @@ CASES = [
          strategy("-p", 'P<=0.02 [F "rejected"]', "-w", "0,0,1", "--exact"), 0,
          'exact check: P<=1/50 [F "rejected"] = 1/50 (= 0.02) (holds)'),
     Case("a strict bound at the optimum", strategy("-p", 'P<0.02 [F "rejected"]'), 0,
-         "the least probability any actionable strategy achieves is 0.02 (Storm)"),
+         "the least probability any actionable strategy achieves is exactly 1/50 (Storm, exact arithmetic)"),
     Case("a probability bound above 1", strategy("-p", 'P<=1.5 [F "rejected"]'), 2,
          "the probability bound 3/2 is outside [0, 1]"),
 ]
