@@ -204,17 +204,30 @@ def scratch_folder() -> Iterator[Path]:
     """A folder of the command's own in ``$TMPDIR`` that takes every temporary file of the command and its libraries
     and child processes (``tempfile.tempdir`` and ``TMPDIR`` point there while the block runs), removed when it ends,
     also when a signal ends the command (:func:`clean_up`)."""
-    previous, variable = tempfile.tempdir, os.environ.get("TMPDIR")
+    variable = os.environ.get("TMPDIR")
     with temporary_directory() as folder:
-        tempfile.tempdir = os.environ["TMPDIR"] = str(folder)
+        os.environ["TMPDIR"] = str(folder)
+        previous = {module: module.tempdir for module in _tempfile_modules()}
+        for module in previous:
+            module.tempdir = str(folder)
         try:
             yield folder
         finally:
-            tempfile.tempdir = previous
+            for module, tempdir in previous.items():
+                module.tempdir = tempdir
+            for module in set(_tempfile_modules()) - set(previous):      # imported meanwhile: their cache is ours
+                module.tempdir = None
             if variable is None:
                 os.environ.pop("TMPDIR", None)
             else:
                 os.environ["TMPDIR"] = variable
+
+
+def _tempfile_modules() -> list:
+    """Python's ``tempfile`` and the copies libraries vendor (pydot's): each caches its folder in ``tempdir``, which
+    must not outlive the command's folder (a second command in one process would write into a removed folder)."""
+    return [module for name, module in list(sys.modules.items())
+            if name.rsplit(".", 1)[-1] == "tempfile" and hasattr(module, "tempdir") and hasattr(module, "mkdtemp")]
 
 
 _STOPPING = (signal.SIGINT, signal.SIGTERM)
