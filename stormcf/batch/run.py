@@ -363,7 +363,7 @@ class SpoolNotes:
         self.file = file
 
     def started(self, items: Sequence[Item]) -> None:
-        self._note({"started": [item.index for item in items]})
+        self._note({"started": [item.index for item in items], "pid": os.getpid()})
 
     def done(self, outcome: Outcome) -> None:
         self._note({"index": outcome.index, "where": outcome.where, "document": outcome.document,

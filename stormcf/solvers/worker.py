@@ -121,7 +121,9 @@ def _highs(data: dict, progress: str | None = None) -> dict:
     except ImportError:                             # HiGHS as bundled with scipy (always installed)
         return _scipy_milp(data)
     start = time.perf_counter()
-    h = highspy.Highs()
+    from ..console import native_output
+    with native_output(show=bool(data["verbose"])):    # the first Highs of a process prints a banner to stdout
+        h = highspy.Highs()
     h.setOptionValue("output_flag", bool(data["verbose"]))
     for option, value in (("time_limit", max(float(data["time_limit"]), 0.01)), ("mip_rel_gap", float(data["gap"])),
                           ("threads", 1), ("mip_feasibility_tolerance", float(data["feastol"])),

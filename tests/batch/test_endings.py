@@ -220,8 +220,7 @@ def test_a_killed_worker_costs_only_the_items_it_ran(short_paths, tmp_path):
     paths.write_text("".join(Path(short_paths).read_text().splitlines(keepends=True)[:24]))
     proc = start(["icfmdp", SEPSIS, "--paths", paths, "--reward", "r", "--workers", "2", "--json", "-"], tmp_path)
     _spooled(tmp_path, 100)                         # the workers have started items
-    workers = [pid for pid in _children(proc.pid) if b"popen_loky" in Path(f"/proc/{pid}/cmdline").read_bytes()]
-    os.kill(workers[0], signal.SIGKILL)
+    os.kill(_worker_in_an_item(proc.pid, tmp_path), signal.SIGKILL)
     out, err = proc.communicate(timeout=300)
     documents = [json.loads(line) for line in out.splitlines()]
     assert proc.returncode == 4 and in_order(documents, 24), err
@@ -230,6 +229,34 @@ def test_a_killed_worker_costs_only_the_items_it_ran(short_paths, tmp_path):
     assert all(d["error"]["type"] == "WorkerDied" and "a worker process of the batch died while this item ran "
                "(exit codes {SIGKILL(-9)}" in d["error"]["message"] for d in failed)
     assert left_behind(tmp_path) == []
+
+
+def _worker_in_an_item(batch: int, folder: Path) -> int:
+    """A loky worker of the batch process that is running an item: the workers are stopped (SIGSTOP) while their
+    notes are read, so the one whose chunk's last note is a start is still in that item when it is killed; the others
+    go on (SIGCONT). Workers that are all between items are let go on and looked at again."""
+    end = time.monotonic() + 240
+    while time.monotonic() < end:
+        workers = [pid for pid in _children(batch) if b"popen_loky" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        for pid in workers:
+            os.kill(pid, signal.SIGSTOP)
+        running = [note["pid"] for note in map(_last_note, (folder / "tmp").glob("**/stormcf-batch-*/*.notes"))
+                   if note and "started" in note and note["pid"] in workers]
+        for pid in workers:
+            if pid not in running[:1]:
+                os.kill(pid, signal.SIGCONT)
+        if running:
+            return running[0]
+        time.sleep(0.01)
+    raise AssertionError("no worker was found in an item")
+
+
+def _last_note(file: Path) -> dict | None:
+    lines = file.read_text().splitlines()
+    try:
+        return json.loads(lines[-1]) if lines else None
+    except ValueError:
+        return None
 
 
 def _children(pid: int) -> list[int]:
