@@ -186,10 +186,15 @@ def choose_engine(build: ParametricBuild, lo: Mapping[str, Fraction], hi: Mappin
     nonaffine = build.not_multiaffine()
     change = None if nonaffine else build.graph_change(lo, hi)
     if nonaffine is None and change is None:
-        return (EXACT_LIFTING if exact else LIFTING), "every transition function is multi-affine and none vanishes " \
-                                                      "in the region"
+        return (EXACT_LIFTING if exact else LIFTING), ("every transition function is multi-affine and none vanishes "
+                                                       "in the region")
     reason = (f"the transition probability {nonaffine} is not multi-affine" if nonaffine
               else f"the model's graph changes in the region: {change}")
+    rational = build.not_polynomial()
+    if rational is not None:
+        raise ParameterError(f"{build.source}: the transition probability {rational} has parameters in its "
+                             f"denominator; Storm's parameter lifting is sound only for multi-affine transition "
+                             f"functions, and its robust lifting takes polynomials only")
     if build.model_type == "dtmc":
         return ROBUST_LIFTING, reason
     raise ParameterError(f"{build.source}: {reason}; Storm's parameter lifting is sound only for multi-affine "

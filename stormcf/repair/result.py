@@ -21,12 +21,13 @@ SHOWN = 5
 @dataclass(frozen=True)
 class Sensitivity:
     """The derivatives of a bound's quantity at the nominal valuation (parameter -> derivative), how they were
-    computed, and the solution function they come from, when Storm gave one."""
+    computed, and the solution function they come from with the parameters it depends on, when Storm gave one."""
 
     property: str
     method: str
     gradient: Mapping[str, float]
     solution_function: str | None = None
+    depends_on: frozenset[str] | None = None
 
     def ranked(self, weights: Mapping[str, Fraction]) -> list[str]:
         """The parameters by how much the quantity changes per unit of distance along them, most first."""
@@ -123,7 +124,10 @@ class RepairResult(Report):
             "distance": self.distance,
             "distance_exact": (str(p.distance.exact(p.point, answer.point))
                                if answer and p.distance.exact(p.point, answer.point) is not None else None),
-            "lower_bound": self.lower_bound, "tolerance": self.tolerance, "relative_gap": self.gap,
+            "lower_bound": self.lower_bound,
+            "gap": (self.distance - self.lower_bound
+                    if self.distance is not None and self.lower_bound is not None else None),
+            "tolerance": self.tolerance, "gap_allowed": self.gap,
             "certified_region": _box(p.parameters, answer.certified) if answer and answer.certified else None,
             "found_by": answer.how if answer else None,
             "engine": {"name": p.engine, "method": self.engine, "proves": ENGINES[p.engine][2],
@@ -159,7 +163,8 @@ class RepairResult(Report):
         if o is None:
             return None
         return {"method": o.method, "stopped": o.stopped, "proven": o.proven, **o.counts,
-                "region_checks": o.region_checks, "region_seconds": o.region_seconds, "seconds": o.seconds}
+                "region_checks": o.region_checks,
+                "seconds": {"region_checks": o.region_seconds, "search": o.seconds}}
 
     # ------------------------------------------------------------------------------------------ text
     def text(self) -> str:

@@ -55,6 +55,8 @@ SEGMENT_STEPS, COORDINATE_STEPS, RADIUS_STEPS = 30, 20, 16
 #: one Storm call may take the larger of 2 s and 5% of the time left (60 s without a time limit); a box whose check
 #: takes longer stays undecided (and is split), a valuation whose check does is not taken as an answer
 CALL_SECONDS = (2.0, 0.05, 60.0)
+#: the most decimals an answer's values are rounded to (:meth:`Search.shortened`)
+DECIMALS = 8
 #: valuations checked along a ray before its bisection
 RAY_SCAN = 8
 
@@ -102,13 +104,20 @@ class Outcome:
 
 class Search:
     """One search (module docstring) within ``run``; ``tolerance`` and ``gap`` are the absolute and relative gap
-    allowed between an answer and the proven bound; ``exact_points`` checks valuations in exact arithmetic."""
+    allowed between an answer and the proven bound; ``exact_points`` checks valuations in exact arithmetic,
+    ``exact_rounding`` the rounded answer (:meth:`shortened`); ``relevant`` names the parameters the bounds depend
+    on (default: all), along which boxes are split."""
 
-    def __init__(self, problem: RepairProblem, run: Run, tolerance: float, gap: float, exact_points: bool) -> None:
+    def __init__(self, problem: RepairProblem, run: Run, tolerance: float, gap: float, exact_points: bool,
+                 exact_rounding: bool = False, relevant: frozenset[str] | None = None) -> None:
         self.problem, self.run = problem, run
         self.tolerance, self.gap, self.exact_points = tolerance, gap, exact_points
+        self.exact_rounding = exact_rounding or exact_points
         self.build = problem.search_build
         self.x0, self.distance = problem.point, problem.distance
+        #: boxes are split along the parameters the bounds depend on (weighted as the distance weighs them)
+        self.splits = tuple(w if relevant is None or name in relevant else Fraction(0)
+                            for name, w in zip(problem.parameters, problem.distance.weights))
         self.checkers = [self.build.region_checker(j, problem.engine) for j in range(len(problem.properties))]
         self.proves = ENGINES[problem.engine][2]
         self.candidates: list[Candidate] = []
@@ -166,14 +175,15 @@ class Search:
             return SATISFIED, frozenset(holds)
         return UNKNOWN, frozenset(holds)
 
-    def meets(self, point: Point) -> bool:
+    def meets(self, point: Point, exact: bool | None = None) -> bool:
         """Whether Storm's values at ``point`` meet every bound (floating-point values with the solver's relative
-        precision as a margin against them)."""
+        precision as a margin against them; ``exact``: in exact arithmetic, by default as the search's points)."""
+        exact = self.exact_points if exact is None else exact
         self.counts["valuations"] += 1
-        values = self.build.values(self.problem.valuation(point), self.exact_points, self.call_seconds())
+        values = self.build.values(self.problem.valuation(point), exact, self.call_seconds())
         if values is None:
             return False
-        margin = Fraction(0) if self.exact_points else 2 * PRECISION
+        margin = Fraction(0) if exact else 2 * PRECISION
         for prop, value in zip(self.problem.properties, values):
             if not isinstance(value, Fraction):            # an infinite expected reward
                 if not prop.satisfied_by(value):
@@ -192,7 +202,7 @@ class Search:
     def branch_and_bound(self) -> Outcome:
         """Best-first branch and bound over the region (module docstring)."""
         root = self.problem.box
-        floor = root.width(self.distance.weights) * MIN_WIDTH
+        floor = root.width(self.splits) * MIN_WIDTH
         order = itertools.count()
         heap: list[tuple[float, int, Box, frozenset[int]]] = [(self.distance.to_box(self.x0, root), next(order), root,
                                                                 frozenset())]
@@ -217,14 +227,14 @@ class Search:
                         self.offer(Candidate(closest, lower, "a box where every bound holds", box))
                     elif self.meets(closest):
                         self.offer(Candidate(closest, lower, "a valuation Storm checked"))
-                    elif box.width(self.distance.weights) <= floor:
+                    elif box.width(self.splits) <= floor:
                         unresolved.append(lower)
                     else:
                         if self.best is None or lower >= shot + (self.best.distance - shot) / 4:
                             shot = lower
                             self._shoot(closest)
                         self.counts["split"] += 1
-                        for child in box.split(self.distance.weights):
+                        for child in box.split(self.splits):
                             if not self._settled(child, closest):
                                 heapq.heappush(heap, (self.distance.to_box(self.x0, child), next(order), child,
                                                       known))
@@ -285,6 +295,26 @@ class Search:
             return
         if self.meets(point):
             self.offer(Candidate(point, distance, "a valuation Storm checked"))
+
+    def shortened(self, lower_bound: float) -> list[Candidate]:
+        """The best answer with its values rounded to the fewest decimals (up to :data:`DECIMALS`) that keep it an
+        answer within the allowed gap of ``lower_bound`` (0.4 rather than 0.40000152587890625), as a candidate
+        before the others; none when no rounding does (or the run has ended). Rounded values are checked in exact
+        arithmetic where Storm's check of the answer is exact (a bound met exactly by 0.4 is then kept)."""
+        best = self.best
+        if best is None:
+            return []
+        limit = lower_bound + self.allowed(best.distance)
+        for digits in range(1, DECIMALS + 1):
+            if self.run.expired:
+                break
+            point = self.problem.box.closest(tuple(round(x, digits) for x in best.point))
+            if point == best.point:
+                break
+            distance = self.distance.between(self.x0, point)
+            if distance <= max(limit, best.distance) and self.meets(point, self.exact_rounding):
+                return [Candidate(point, distance, best.how + ", its values rounded")]
+        return []
 
     def _settled(self, child: Box, parent_closest: Point) -> bool:
         """Whether the closest valuation of a new box (one the parent's did not show infeasible) meets every bound:
@@ -393,13 +423,16 @@ class Search:
         return float(low)
 
 
-def search(problem: RepairProblem, run: Run, tolerance: float, gap: float, exact_points: bool) -> Outcome:
-    """The branch and bound for up to :data:`MAX_PROVEN_PARAMETERS` parameters, the local method beyond."""
+def search(problem: RepairProblem, run: Run, tolerance: float, gap: float, exact_points: bool,
+           exact_rounding: bool = False, relevant: frozenset[str] | None = None) -> Outcome:
+    """The branch and bound for up to :data:`MAX_PROVEN_PARAMETERS` parameters, the local method beyond; then the
+    best answer's values rounded where they can be (:meth:`Search.shortened`)."""
     started = time.perf_counter()
     try:
-        searcher = Search(problem, run, tolerance, gap, exact_points)
+        searcher = Search(problem, run, tolerance, gap, exact_points, exact_rounding, relevant)
         outcome = (searcher.branch_and_bound() if len(problem.parameters) <= MAX_PROVEN_PARAMETERS
                    else searcher.local())
+        outcome.candidates = searcher.shortened(outcome.lower_bound) + outcome.candidates
     finally:
         problem.search_build.close()             # Storm's worker process for the search's calls
     outcome.seconds = time.perf_counter() - started

@@ -24,7 +24,7 @@ EXACT_TRANSITIONS = 30_000
 #: the step of forward differences, as a share of the region's width along the parameter
 DIFFERENCE_STEP = Fraction(1, 10**5)
 #: the longest Storm may take for a solution function (state elimination can explode) before differences are used
-SOLUTION_SECONDS = 5.0
+SOLUTION_SECONDS = 2.0
 #: the default time limit of a run (seconds): the search is anytime
 TIME_LIMIT = 600.0
 
@@ -74,7 +74,8 @@ class _Repair:
             sensitivities = self.sensitivities(nominal)
         seconds = max(self.run.remaining() - reserve, 0.01) if self.run.limited else None
         with self.run.phase("search", seconds=seconds) as budget:
-            outcome = search(p, budget, self.tolerance, self.gap, self.exact_points)
+            outcome = search(p, budget, self.tolerance, self.gap, self.exact_points, self.exact,
+                             _relevant(p, sensitivities))
         with self.run.phase("check"):
             answer = self.confirm(outcome.candidates)
         return self.result(self.status(outcome, answer), nominal, answer, outcome, sensitivities)
@@ -123,7 +124,7 @@ class _Repair:
             if solution is not None:
                 gradient = {n: float(g) for n, g in solution.gradient.items()}
                 out.append(Sensitivity(prop.text, "Storm's solution function, differentiated", gradient,
-                                       solution.text))
+                                       solution.text, solution.parameters))
             else:
                 out.append(Sensitivity(prop.text, f"forward differences of Storm's values (step {float(DIFFERENCE_STEP):g} "
                                                   f"of the region's width)", self.differences(k), None))
@@ -170,3 +171,13 @@ class _Repair:
                             answer.checks if answer else (), outcome, sensitivities, self.tolerance, self.gap,
                             ENGINES[self.problem.engine][1], dict(self.run.timings))
 
+
+
+
+def _relevant(problem: RepairProblem, sensitivities: Sequence[Sensitivity]) -> frozenset[str]:
+    """The parameters some bound's quantity depends on: those of the solution functions when Storm gave one for every
+    bound, else all of them (the search does not split boxes along the others: no bound changes along them)."""
+    found = [s.depends_on for s in sensitivities]
+    if len(found) < len(problem.properties) or any(d is None for d in found):
+        return frozenset(problem.parameters)
+    return frozenset().union(*found) or frozenset(problem.parameters)

@@ -149,7 +149,10 @@ def _build(owner: ParametricModel, bounds: tuple[str, ...]) -> "ParametricBuild"
     try:
         model = stormpy.build_model[stormpy.RationalFunction](owner.program, options=options)
     except Exception as err:
-        raise ModelError(f"{owner.source}: Storm's parametric engine cannot build it: {_storm_message(err)}") from None
+        message = _storm_message(err)
+        if "bad_any_cast" in message:           # Storm's words for min, max, log, ... of a parameter
+            message = "an expression of the parameters that is not a rational function of them (min, max, log, ...)"
+        raise ModelError(f"{owner.source}: Storm's parametric engine cannot build it: {message}") from None
     kind = model.model_type.name
     if kind not in ("DTMC", "MDP"):
         raise ModelError(f"{owner.source}: repair works on parametric DTMCs and MDPs, not {kind} models")
@@ -220,6 +223,14 @@ class ParametricBuild:
         return _valuations(self.model)
 
     # ------------------------------------------------------------------------------------------ functions
+    def not_polynomial(self) -> str | None:
+        """A transition function with parameters in its denominator (a rational function, not a polynomial), as
+        Storm prints it; None when every one is a polynomial. Storm's robust lifting crashes on such functions."""
+        for f in self.functions:
+            if not f.denominator.is_constant():
+                return _printed(f)
+        return None
+
     def not_multiaffine(self) -> str | None:
         """A transition function that is not multi-affine (a parameter of degree 2 or more, or parameters in a
         denominator), as Storm prints it; None when every one is multi-affine."""
@@ -291,7 +302,8 @@ class ParametricBuild:
                 self.model.initial_states[0])
             valuation = {self.variables[n]: _coefficient(x) for n, x in point.items()}
             gradient = {n: Fraction(str(f.derive(v).evaluate(valuation))) for n, v in self.variables.items()}
-            return SolutionFunction(_printed(f), Fraction(str(f.evaluate(valuation))), gradient)
+            return SolutionFunction(_printed(f), Fraction(str(f.evaluate(valuation))), gradient,
+                                    frozenset(v.name for v in f.gather_variables()))
         run = Run.current()
         try:
             return isolated(compute, "computing the solution function", run if seconds is None else run.sub(seconds))
@@ -412,12 +424,13 @@ class ParametricBuild:
 
 @dataclass(frozen=True)
 class SolutionFunction:
-    """A bound's quantity as a rational function of the parameters (``text``, as Storm prints it), and its value and
-    gradient (parameter -> partial derivative) at a valuation, exactly."""
+    """A bound's quantity as a rational function of the parameters (``text``, as Storm prints it), its value and
+    gradient (parameter -> partial derivative) at a valuation, exactly, and the parameters it depends on."""
 
     text: str
     value: Fraction
     gradient: Mapping[str, Fraction]
+    parameters: frozenset[str]
 
 
 class RegionChecker:
