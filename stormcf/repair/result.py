@@ -211,8 +211,9 @@ class RepairResult(Report):
     def _status_text(self) -> str:
         o, d = self.outcome, self.answer.distance
         bound = self.lower_bound
-        searched = (f"{o.counts.get('boxes', 0)} boxes, {o.counts.get('violated', 0)} proven to violate a bound, "
-                    f"{o.region_checks} region checks, {o.counts.get('valuations', 0)} valuations checked")
+        searched = (f"{_count(o.counts.get('boxes', 0), 'box')}, {o.counts.get('violated', 0)} proven to violate a "
+                    f"bound, {_count(o.region_checks, 'region check')}, "
+                    f"{_count(o.counts.get('valuations', 0), 'valuation')} checked")
         if self.status == "optimal":
             allowed = max(self.tolerance, self.gap * d)
             return (f"optimal: every valuation closer than {format_value(max(d - allowed, 0.0))} (the answer minus "
@@ -226,7 +227,7 @@ class RepairResult(Report):
         o = self.outcome
         proof = (f"proven by {self.engine}" if o.proven else f"by {self.engine}, which is no proof")
         return (f"status: infeasible: no valuation of the region meets every bound, {proof} "
-                f"({o.counts.get('boxes', 0)} boxes, {o.region_checks} region checks)")
+                f"({_count(o.counts.get('boxes', 0), 'box')}, {_count(o.region_checks, 'region check')})")
 
     def _sensitivity_text(self) -> list[str]:
         p = self.problem
@@ -243,6 +244,10 @@ class RepairResult(Report):
             if s.solution_function is not None and len(s.solution_function) <= 300:
                 lines.append(f"  solution function: {s.solution_function}")
         return lines
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else ("es" if what.endswith("x") else "s"))
 
 
 def _floats(names: Sequence[str], values: Sequence[Fraction]) -> dict[str, float]:
