@@ -24,6 +24,7 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
+from stormcf.errors import TimeLimitReached
 from stormcf.repair import RepairProblem, load_parametric, solve_repair
 from stormcf.storm import stormpy_example
 
@@ -67,7 +68,11 @@ def bound_of(model, nominal: str, bad: str) -> str:
 
 def ours(model, bound: str, nominal: str, norm: str, limit: float) -> dict:
     wall, used = time.perf_counter(), cpu()
-    r = solve_repair(RepairProblem(model, [bound], nominal, norm=norm), time_limit=limit)
+    try:
+        r = solve_repair(RepairProblem(model, [bound], nominal, norm=norm), time_limit=limit)
+    except TimeLimitReached:
+        return {"method": f"repair ({norm})", "status": "timeout", "d": None, "lower": None, "cpu": cpu() - used,
+                "wall": time.perf_counter() - wall, "boxes": None}
     return {"method": f"repair ({norm})", "status": r.status, "d": r.distance, "lower": r.lower_bound,
             "cpu": cpu() - used, "wall": time.perf_counter() - wall,
             "boxes": r.outcome.counts.get("boxes") if r.outcome else None}

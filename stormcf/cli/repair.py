@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="on an MDP: the bounds are asked of the DTMC this memoryless strategy induces")
     p.add_argument("--exact", action="store_true",
                    help="region proofs and checks in exact rational arithmetic (default: exact checks on models of "
-                        "up to 30,000 transitions, proofs by parameter lifting with sound value iteration)")
+                        "up to 5,000 transitions, proofs by parameter lifting with sound value iteration)")
     add_json_argument(p)
     add_plot_argument(p, "draw the bounds' boundaries, the nominal valuation and the answer (one or two parameters)")
     add_input_argument(p, "--instances", metavar="FILE.jsonl",

@@ -104,8 +104,9 @@ class RepairResult(Report):
             out.append(f"{ENGINES[p.engine][1]}: its bounds are no proof, so no lower bound is claimed")
         if self.outcome is not None and self.outcome.stopped == "time":
             out.append("the time limit ended the search: the best answer Storm confirmed is reported")
-        if self.outcome is not None and len(p.parameters) > 3 and self.answer is not None:
-            out.append("more than 3 parameters: the answer comes from a local search, not a proof")
+        if self.outcome is not None and len(p.parameters) > 3 and self.answer is not None and self.status != "optimal":
+            out.append("more than 3 parameters: the answer comes from a local search; the lower bound is the radius "
+                       "around the nominal valuation that parameter lifting proves infeasible")
         return out
 
     # ------------------------------------------------------------------------------------------ JSON

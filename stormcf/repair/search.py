@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Sequence
 
-from ..errors import TimeLimitReached
+from ..errors import PropertyError, TimeLimitReached
 from ..interrupt import Interrupted
 from ..run import Run
 from ..storm.parametric import ENGINES, PRECISION
@@ -55,6 +55,8 @@ SEGMENT_STEPS, COORDINATE_STEPS, RADIUS_STEPS = 30, 20, 16
 #: one Storm call may take the larger of 2 s and 5% of the time left (60 s without a time limit); a box whose check
 #: takes longer stays undecided (and is split), a valuation whose check does is not taken as an answer
 CALL_SECONDS = (2.0, 0.05, 60.0)
+#: the share of the time left that Storm's feasibility search (many parameters) may take for one bound
+FEASIBILITY_SHARE = 0.25
 #: the most decimals an answer's values are rounded to (:meth:`Search.shortened`)
 DECIMALS = 8
 #: valuations checked along a ray before its bisection
@@ -348,8 +350,14 @@ class Search:
             for j in range(len(self.problem.properties)):
                 if self.expired():
                     break
-                verdict, witness = self.build.feasible(j, lo, hi, method)
-                if verdict == "violated":
+                try:
+                    verdict, witness = self.build.feasible(j, lo, hi, method, self._feasibility_seconds())
+                except (TimeLimitReached, Interrupted):
+                    self._cut_short()
+                    break
+                except PropertyError:                # Storm's search refuses the region (its graph changes)
+                    continue
+                if verdict == "violated" and self.proves:    # Storm's parameter lifting, sound here
                     infeasible = True
                     break
                 if witness is not None:
@@ -368,6 +376,10 @@ class Search:
             radius = max(radius, found.lower_bound)
         return self.outcome(f"a local search from Storm's feasibility search ({method}); the bound by parameter "
                             f"lifting around the nominal valuation", radius)
+
+    def _feasibility_seconds(self) -> float | None:
+        """Storm's feasibility search may take a quarter of the time left (it refines regions until it decides)."""
+        return FEASIBILITY_SHARE * self.run.remaining() if self.run.limited else None
 
     def _pull(self, start: Candidate) -> None:
         """Move an answer towards the nominal valuation: the segment between them bisected, then one parameter at a

@@ -35,6 +35,7 @@ turn (:class:`~.isolate.Worker`), forked again after a call it did not finish in
 from __future__ import annotations
 
 import itertools
+import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -312,11 +313,12 @@ class ParametricBuild:
                 raise
             return None
 
-    def feasible(self, index: int, lo: Mapping[str, Fraction], hi: Mapping[str, Fraction],
-                 method: str) -> tuple[str, dict[str, Fraction] | None]:
+    def feasible(self, index: int, lo: Mapping[str, Fraction], hi: Mapping[str, Fraction], method: str,
+                 seconds: float | None = None) -> tuple[str, dict[str, Fraction] | None]:
         """Storm's feasibility search for bound ``index`` over the box [lo, hi] (``method``: a key of
         :data:`FEASIBILITY`): ``("sat", witness)``, ``("violated", None)`` (every valuation of the box violates the
-        bound, proven by parameter lifting) or ``("unknown", None)``."""
+        bound, proven by parameter lifting) or ``("unknown", None)``, also when Storm took more than ``seconds``
+        (and the run still has time)."""
         def compute() -> tuple[str, dict[str, Fraction] | None]:
             result = _pars.check_feasibility(self.model, self.formulas[index], region=self._region(lo, hi),
                                              method=getattr(_pars.FeasibilityMethod, FEASIBILITY[method]),
@@ -325,8 +327,14 @@ class ParametricBuild:
             if status == "EXISTS_SAT" and result.witness is not None:
                 return "sat", {v.name: Fraction(str(x)) for v, x in result.witness.valuation.items()}
             return ("violated" if status == "ALL_VIOLATED" else "unknown"), None
+        run = Run.current()
         try:
-            return isolated(compute, f"Storm's feasibility search ({method})")
+            return isolated(compute, f"Storm's feasibility search ({method})",
+                            run if seconds is None else run.sub(seconds))
+        except TimeLimitReached:
+            if seconds is None or run.out_of_time:
+                raise
+            return "unknown", None
         except (RuntimeError, ValueError) as err:
             raise PropertyError(f"Storm's feasibility search ({method}) cannot answer "
                                 f"{self.formulas[index]}: {_storm_message(err)}") from None
@@ -452,7 +460,7 @@ class RegionChecker:
                                                               engine=getattr(_pars.RegionCheckEngine, name),
                                                               graph_preservation_status=status)
         try:
-            self.checker = in_thread(initialise, f"preparing {self.method}")
+            self.checker = in_thread(initialise, f"preparing {self.engine.replace('lifting', 'parameter lifting')}")
         except (RuntimeError, ValueError) as err:
             raise PropertyError(f"{build.formulas[index]}: Storm's parameter lifting cannot check it: "
                                 f"{_storm_message(err)}") from None
@@ -472,7 +480,7 @@ class RegionChecker:
         start = time.perf_counter()
         try:
             value = self.build._ask(("extremum", ("region", self.index, self.engine), dict(lo), dict(hi), direction),
-                                    f"{self.method} on a box", seconds)
+                                    f"{self.engine.replace('lifting', 'parameter lifting')} on a box", seconds)
         except (RuntimeError, ValueError) as err:
             raise PropertyError(f"{self.build.formulas[self.index]}: Storm's parameter lifting cannot check it: "
                                 f"{_storm_message(err)}") from None
@@ -522,9 +530,17 @@ def _constant(x: Fraction):
 
 
 def _number(value) -> Fraction | float:
-    """A Storm number as a Fraction (``inf`` stays a float)."""
+    """A Storm number as a Fraction (``inf`` stays a float). Exact values can have more digits than Python converts
+    by default (a BRP with 22,019 transitions: 6,908), so the limit is lifted while it is read."""
     text = str(value)
-    return float(text) if text in ("inf", "-inf") else Fraction(text)
+    if text in ("inf", "-inf"):
+        return float(text)
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return Fraction(text)
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 def _printed(f) -> str:
