@@ -32,6 +32,11 @@ class ConstantsError(ModelError):
     """Undefined, unknown or ill-typed model constants (``--constants N=3,p=0.5``)."""
 
 
+class ParameterError(ConstantsError):
+    """A parametric model's parameters, a valuation of them or a region of valuations is not usable: no parameters,
+    an unknown parameter, a valuation outside the region, a region where the model's graph changes."""
+
+
 class PropertyError(StormcfError):
     """A property does not parse, names an unknown label or reward model, or is not supported by an analysis."""
 

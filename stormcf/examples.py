@@ -34,6 +34,8 @@ EXAMPLES = {
     "adaptive.path.json": "an observed path of adaptive.prism",
     "adult.instances.jsonl": "two rejected people of the Adult data set (a recourse --dataset adult batch)",
     "deadlock.prism": "an MDP with a deadlock state (explain-path's forced moves)",
+    "die.pm": "Knuth and Yao's die from two biased coins whose biases p, q are parameters (repair)",
+    "die.nominal.jsonl": "three nominal valuations of die.pm's coins (a repair batch)",
     "frozenlake4.prism": "gymnasium's FrozenLake-v1 4x4, slippery (icfmdp, strategy)",
     "frozenlake8.prism": "gymnasium's FrozenLake-v1 8x8, slippery",
     "grid.prism": "an N x N slippery grid with traps (-c N=316: 10^5 states; benchmarks)",

@@ -47,6 +47,8 @@ INVOCATIONS = {
     "setcover-learn": ["setcover-learn", "{tmp}/d.npz", "--out", "{tmp}/g.npz", "--hidden", "8", "--epochs", "2"],
     "setcover-evaluate": ["setcover-evaluate", "{tmp}/g.npz", "{tmp}/g.test.npz"],
     "examples": ["examples", "--copy", "{tmp}"],
+    "repair": ["repair", str(stormcf.example_path("die.pm")), "-p", 'P<=0.25 [F "five"]', "-p", 'P>=0.1 [F "two"]',
+               "--nominal", "p=0.3,q=0.6"],
 }
 
 
@@ -199,6 +201,8 @@ BATCHES = {
     "setcover": (["setcover", SETCOVER, "--agents", "{file}"], '[0, 0, 0, 0, 1]'),
     "recourse": (["recourse", "--dataset", "german", "--instances", "{file}", "--generations", "2", "--offspring",
                   "8", "--mutants", "2", "--no-exact"], "0"),
+    "repair": (["repair", str(stormcf.example_path("die.pm")), "-p", 'P>=0.1 [F "two"]', "--instances", "{file}"],
+               '{"nominal": {"p": 0.3, "q": 0.6}}'),
 }
 
 

@@ -21,6 +21,10 @@ deadline act:
 Forking costs a few milliseconds; what comes back is the call's result, pickled through a pipe between this process
 and its own child (never read from disk).
 
+Many short calls on one model (a search that asks Storm thousands of questions of a fraction of a millisecond each)
+go to a :class:`Worker` instead: one forked child that answers them one at a time through pipes, killed when a call
+runs past its deadline (the next call forks a new one), so that a call costs a round trip, not a fork.
+
 Storm work whose result must stay in this process (a model Storm builds, which cannot be pickled) runs in a thread
 instead (:func:`in_thread`; Storm releases Python's lock while it works): the command waits for it in Python, so
 signals act at once, and when the deadline passes first the command goes on without it (the thread's result is
@@ -227,3 +231,127 @@ def _portable(err: BaseException) -> BaseException:
         return err
     except Exception:
         return RuntimeError(f"{type(err).__name__}: {err}")
+
+
+class Worker:
+    """A forked child process that answers requests one at a time (module docstring): ``answer(request)`` runs in the
+    child, on the state this process had when it was forked. Requests and answers are pickled (length first) through
+    a pipe each way. :meth:`call` waits in Python, where signals and the deadline act: when the deadline passes first
+    (:class:`~stormcf.errors.TimeLimitReached`) or the user asks to stop (:class:`~stormcf.interrupt.Interrupted`)
+    the child is killed, and the next call forks a new one."""
+
+    def __init__(self, answer: Callable[[Any], Any]) -> None:
+        self.answer = answer
+        self.pid: int | None = None
+        self.calls = 0
+
+    def call(self, request: Any, what: str, deadline: Deadline | None = None) -> Any:
+        """The child's answer to ``request`` (its error is raised here); ``what`` names the call in messages."""
+        run = Run.current()
+        deadline = deadline if deadline is not None else run
+        if self.pid is None:
+            self._start()
+        payload = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            _write_all(self.requests, len(payload).to_bytes(8, "little") + payload)
+            with run.activity(f"Storm, {what}"):
+                kind, value = pickle.loads(self._read(what, deadline))
+        except BaseException:
+            self.close()
+            raise
+        self.calls += 1
+        if kind != "ok":
+            raise value
+        return value
+
+    def _read(self, what: str, deadline: Deadline) -> bytes:
+        data, size = bytearray(), None
+        while size is None or len(data) < size + 8:
+            if deadline.expired:
+                if deadline.interrupted:
+                    raise interrupt.Interrupted
+                raise deadline.reached(what)
+            ready, _, _ = select.select([self.answers], [], [], POLL)
+            if not ready:
+                continue
+            chunk = os.read(self.answers, 1 << 20)
+            if not chunk:
+                _, status = os.waitpid(self.pid, 0)
+                self.pid = None
+                how = (f"by {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
+                       else f"with exit code {os.WEXITSTATUS(status)}")
+                raise StormCrash(f"Storm's process ended {how} during {what}")
+            data += chunk
+            if size is None and len(data) >= 8:
+                size = int.from_bytes(data[:8], "little")
+        return bytes(data[8:])
+
+    def _start(self) -> None:
+        to_child, self.requests = os.pipe()
+        self.answers, from_child = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(self.requests)
+            os.close(self.answers)
+            _serve(self.answer, to_child, from_child)
+        os.close(to_child)
+        os.close(from_child)
+        self.pid = pid
+        interrupt.track_child(pid)
+
+    def close(self) -> None:
+        """Kill the child (if any); the next call forks a new one."""
+        if self.pid is None:
+            return
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+        interrupt.untrack_child(self.pid)
+        for fd in (self.requests, self.answers):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.pid = None
+
+
+def _serve(answer: Callable[[Any], Any], requests: int, answers: int) -> None:
+    """A :class:`Worker`'s child: answer requests until the parent closes its end."""
+    try:
+        faulthandler.disable()
+        interrupt.die_with_parent()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        try:
+            signal.set_wakeup_fd(-1)
+        except ValueError:
+            pass
+        while True:
+            head = _read_exactly(requests, 8)
+            if head is None:
+                break
+            request = pickle.loads(_read_exactly(requests, int.from_bytes(head, "little")))
+            try:
+                payload = pickle.dumps(("ok", answer(request)), protocol=pickle.HIGHEST_PROTOCOL)
+            except BaseException as err:            # noqa: BLE001 - every error goes to the parent
+                payload = pickle.dumps(("error", _portable(err)), protocol=pickle.HIGHEST_PROTOCOL)
+            _write_all(answers, len(payload).to_bytes(8, "little") + payload)
+    finally:
+        os._exit(0)
+
+
+def _read_exactly(fd: int, n: int) -> bytes | None:
+    data = bytearray()
+    while len(data) < n:
+        chunk = os.read(fd, n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
