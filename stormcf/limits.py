@@ -78,24 +78,28 @@ def is_out_of_memory(err: BaseException) -> bool:
             or any(text in str(err).lower() for text in _OUT_OF_MEMORY))
 
 
-#: the most value-iteration steps (T² x transitions) Storm's check of a model unrolled over T steps may take (about a
-#: minute); it checks a step-bounded or layered property by T rounds over the whole unrolled model
+#: the most value-iteration steps (T x transitions of the unrolled model) Storm's check of a model unrolled over T
+#: steps may take (about a minute); it checks a step-bounded or layered property by T rounds over the whole model
 UNROLLED_WORK_LIMIT = 1e10
+#: bytes per transition of an unrolled model, all copies together: the counterfactual MDP's rows (indices and
+#: bounds), the unrolled CSR matrices, their transfer to Storm and Storm's own model
+UNROLLED_BYTES = 120.0
 
 
 def require_unrolled_size(steps: int, transitions: int, what: str) -> None:
-    """Refuse a model unrolled over an observed path of ``steps`` steps (``transitions`` per layer at most) that the
-    memory cannot hold (about 120 bytes per transition) or Storm cannot check in about a minute (T² x transitions
-    value-iteration steps). ``what`` names the unrolled model, e.g. "the unrolled ICFMDP"."""
+    """Refuse a model unrolled over an observed path of ``steps`` steps with ``transitions`` transitions in all its
+    layers together (e.g. :func:`~stormcf.counterfactual_mdp.nominal_transitions`) that the memory cannot hold
+    (:data:`UNROLLED_BYTES` per transition) or Storm cannot check in about a minute (T x transitions value-iteration
+    steps). ``what`` names the unrolled model, e.g. "the unrolled ICFMDP"."""
     T = max(int(steps), 1)
-    require_memory(T * transitions * 120.0, f"{what} of a path of {T:,} steps ({T:,} copies of {transitions:,} "
-                                            "transitions)")
-    work = float(T) * T * transitions
+    require_memory(transitions * UNROLLED_BYTES, f"{what} of a path of {T:,} steps ({transitions:,} transitions "
+                                                 "in its layers)")
+    work = float(T) * transitions
     if work > UNROLLED_WORK_LIMIT:
-        longest = int((UNROLLED_WORK_LIMIT / max(transitions, 1)) ** 0.5)
-        raise OptionError(f"a path of {T:,} steps: Storm's check of {what} ({T:,} copies of {transitions:,} "
-                          f"transitions, T² x transitions = {work:.2g} value-iteration steps) would take hours; "
-                          f"stormcf accepts paths of at most {longest:,} steps on this model")
+        longest = int((UNROLLED_WORK_LIMIT * T / max(transitions, 1)) ** 0.5)     # at this many per layer
+        raise OptionError(f"a path of {T:,} steps: Storm's check of {what} ({transitions:,} transitions in its "
+                          f"layers, T x transitions = {work:.2g} value-iteration steps) would take hours; stormcf "
+                          f"accepts paths of at most about {longest:,} steps on this model")
 
 
 def out_of_memory_message(err: BaseException) -> str:

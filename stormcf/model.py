@@ -289,13 +289,56 @@ class ExplicitModel:
         """The PRISM variable values of a state, as plain Python values."""
         return {v: self.valuations[v][state].item() for v in self.variables}
 
-    @cached_property
-    def _valuation_index(self) -> dict[tuple, int]:
-        cols = [self.valuations[v].tolist() for v in self.variables]
-        index = {}
-        for s, key in enumerate(zip(*cols)):
-            index.setdefault(key, s)
-        return index
+    def find_states(self, columns: Mapping[str, Any]) -> np.ndarray:
+        """The first state of each full valuation, given as one column of values per variable (valuation k is
+        ``{v: columns[v][k]}``), or -1 where no state has it; all at once, without an index of every state.
+
+        One pass over the valuation arrays: each variable's value is coded by its rank among the values wanted of
+        that variable (the states with a value nobody wants drop out), the codes of the states left are combined into
+        one integer key (mixed radix; re-numbered densely before it could overflow), and the wanted keys are found
+        among the sorted state keys (a stable sort: the first state of a valuation wins)."""
+        wanted = [np.asarray(columns[v]) for v in self.variables]
+        size = wanted[0].size if wanted else 0
+        if size == 0:
+            return np.zeros(0, dtype=np.int64)
+        candidates = np.zeros(0, dtype=np.int64)
+        state_key, wanted_key, radix = np.zeros(0, dtype=np.int64), np.zeros(size, dtype=np.int64), 1
+        for i, (v, values) in enumerate(zip(self.variables, wanted)):
+            distinct = np.unique(values)
+            column = self.valuations[v] if i == 0 else self.valuations[v][candidates]      # no copy of all states
+            code = np.minimum(np.searchsorted(distinct, column), distinct.size - 1)
+            hit = np.flatnonzero(distinct[code] == column)
+            candidates, code = (hit if i == 0 else candidates[hit]), code[hit]
+            state_key = np.zeros(hit.size, dtype=np.int64) if i == 0 else state_key[hit]
+            if radix * distinct.size >= 2 ** 62:
+                _, dense = np.unique(np.concatenate([state_key, wanted_key]), return_inverse=True)
+                state_key, wanted_key, radix = dense[:state_key.size], dense[state_key.size:], int(dense.max()) + 1
+            state_key = state_key * distinct.size + code
+            wanted_key = wanted_key * distinct.size + np.searchsorted(distinct, values)
+            radix *= distinct.size
+        if candidates.size == 0:
+            return np.full(size, -1, dtype=np.int64)
+        order = np.argsort(state_key, kind="stable")
+        keys = state_key[order]
+        at = np.minimum(np.searchsorted(keys, wanted_key), keys.size - 1)
+        return np.where(keys[at] == wanted_key, candidates[order[at]], -1).astype(np.int64)
+
+    def state_indices(self, valuations: Sequence[Any]) -> np.ndarray:
+        """The state of each full, well-typed valuation (:meth:`find_states`, all at once); -1 for anything else (a
+        partial valuation, an unknown variable, a value of the wrong type, no such state: :meth:`state_index` says
+        which)."""
+        variables, ok = self.variables, np.zeros(len(valuations), dtype=bool)
+        columns: list[list[Any]] = [[] for _ in variables]
+        for k, valuation in enumerate(valuations):
+            if isinstance(valuation, Mapping) and len(valuation) == len(variables) and variables and all(
+                    v in valuation and _fits(valuation[v], self.valuations[v]) for v in variables):
+                ok[k] = True
+                for column, v in zip(columns, variables):
+                    column.append(valuation[v])
+        states = np.full(len(valuations), -1, dtype=np.int64)
+        if ok.any():
+            states[ok] = self.find_states(dict(zip(variables, columns)))
+        return states
 
     def __repr__(self) -> str:
         return (f"<ExplicitModel {self.source}: {self.model_type.upper()}, {self.n_states} states, {self.n_choices} "
@@ -317,8 +360,8 @@ class ExplicitModel:
                                  f"(variables: {', '.join(self.variables)})")
             _check_value_type(var, value, self.valuations[var])
         if set(valuation) == set(self.variables):
-            s = self._valuation_index.get(tuple(valuation[v] for v in self.variables))
-            if s is None:
+            s = int(self.find_states({v: [valuation[v]] for v in self.variables})[0])
+            if s < 0:
                 raise StateError(f"no reachable state {_fmt(valuation)} in {self.source}")
             return s
         mask = np.ones(self.n_states, dtype=bool)
@@ -531,12 +574,17 @@ def _fmt(valuation: Mapping[str, Any]) -> str:
     return " & ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in valuation.items())
 
 
-def _check_value_type(var: str, value: Any, column: np.ndarray) -> None:
+def _fits(value: Any, column: np.ndarray) -> bool:
+    """Whether a JSON value has the type of a variable's column (a Boolean is no number)."""
     if column.dtype == bool:
-        if not isinstance(value, bool):
-            raise StateError(f"variable '{var}' is Boolean; got {value!r}")
-    elif np.issubdtype(column.dtype, np.integer):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise StateError(f"variable '{var}' is an integer; got {value!r}")
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise StateError(f"variable '{var}' is numeric; got {value!r}")
+        return isinstance(value, bool)
+    if np.issubdtype(column.dtype, np.integer):
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_value_type(var: str, value: Any, column: np.ndarray) -> None:
+    if not _fits(value, column):
+        kind = "Boolean" if column.dtype == bool else "an integer" if np.issubdtype(column.dtype, np.integer) \
+            else "numeric"
+        raise StateError(f"variable '{var}' is {kind}; got {value!r}")

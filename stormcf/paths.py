@@ -122,22 +122,25 @@ class ObservedPath:
             raise PathError(f'{source}: expected an object {{"steps": [{{"state": {{...}}, "action": "..."}}, ...], '
                             f'"final_state": {{...}}}} with at least one step')
         _require_keys(data, ("steps", "final_state"), source)
-        states, choices = [], []
         for t, step in enumerate(data["steps"]):
             if not isinstance(step, Mapping) or "state" not in step or not isinstance(step.get("action"), str):
                 raise PathError(f'{source}: step {t}: expected {{"state": {{...}}, "action": "name"}}')
             _require_keys(step, ("state", "action"), f"{source}: step {t}")
-            s = _state(model, step["state"], f"{source}: step {t}")
+        steps, final = data["steps"], data.get("final_state")
+        valuations = [step["state"] for step in steps] + ([] if final is None else [final])
+        found = model.state_indices(valuations)                 # the full valuations, in one pass over the states
+        states = found[:len(steps)].copy()
+        choices = model.choices_named(np.maximum(states, 0), [step["action"] for step in steps])
+        for t in np.flatnonzero((states < 0) | (choices < 0)):  # partial valuations; else the first problem
+            states[t] = _state(model, valuations[t], f"{source}: step {t}")
             try:
-                choices.append(model.choice_of(s, step["action"]))
+                choices[t] = model.choice_of(int(states[t]), steps[t]["action"])
             except StateError as err:
                 raise PathError(f"{source}: step {t}: {err}") from None
-            states.append(s)
-        final = None
-        if data.get("final_state") is not None:
-            final = _state(model, data["final_state"], f"{source}: final_state")
+        if final is not None:
+            final = _state(model, final, f"{source}: final_state") if found[-1] < 0 else int(found[-1])
         try:
-            return cls(model, np.array(states), np.array(choices), final)
+            return cls(model, states, choices, final)
         except PathError as err:
             raise PathError(f"{source}: {err}") from None
 

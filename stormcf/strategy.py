@@ -196,8 +196,9 @@ class _StrategyReader:
         if p is None:                       # something is wrong: read entry by entry, which names the first problem
             p = np.full(m.n_choices, np.nan)
             seen: dict[int, int] = {}
+            found = m.state_indices([e.get("state") if isinstance(e, Mapping) else None for e in data["states"]])
             for i, entry in enumerate(data["states"]):
-                state = self.read_entry(i, entry, p, seen)
+                state = self.read_entry(i, entry, p, seen, int(found[i]))
                 seen[state] = i
         missing = np.isnan(p)
         if missing.any():
@@ -220,7 +221,9 @@ class _StrategyReader:
         p = np.full(m.n_choices, np.nan)
         if not entries:
             return p
-        variables, index = m.variables, m._valuation_index
+        variables = m.variables
+        if not variables:
+            return None
         keys, entry_of, names, probabilities = [], [], [], []
         for i, entry in enumerate(entries):
             if type(entry) is not dict or len(entry) != 2:
@@ -238,7 +241,7 @@ class _StrategyReader:
         for v, column in zip(variables, zip(*keys)):          # JSON types: a Boolean is no integer here
             if not set(map(type, column)) <= _JSON_TYPES[m.valuations[v].dtype.kind]:
                 return None
-        states = np.array([index.get(key, -1) for key in keys], dtype=np.int64)
+        states = m.find_states(dict(zip(variables, zip(*keys))))
         if not set(map(type, probabilities)) <= {int, float} or (states < 0).any() \
                 or np.unique(states).size != states.size:
             return None
@@ -254,13 +257,14 @@ class _StrategyReader:
         p[rows] = prob
         return p
 
-    def read_entry(self, i: int, entry: Any, p: np.ndarray, seen: dict[int, int]) -> int:
+    def read_entry(self, i: int, entry: Any, p: np.ndarray, seen: dict[int, int], found: int = -1) -> int:
+        """Read entry i into ``p``; ``found``: its state when already looked up (:meth:`ExplicitModel.state_indices`)."""
         m, where = self.model, f"states[{i}]"
         if not isinstance(entry, Mapping) or "state" not in entry or "actions" not in entry:
             raise self.fail(where, 'expected {"state": {...}, "actions": {...}}')
         self.require_keys(where, entry, ("state", "actions"))
         try:
-            s = m.state_index(entry["state"])
+            s = found if found >= 0 else m.state_index(entry["state"])
         except StateError as err:
             raise self.fail(where, str(err)) from None
         where = f"{where} ({m.state_name(s)})"

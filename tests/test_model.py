@@ -1,6 +1,9 @@
 """The explicit model: immutability, state lookup, naming, labels."""
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import stormcf
 
@@ -153,3 +156,26 @@ def test_step_rewards(loan):
     with pytest.raises(stormcf.PropertyError, match="transition rewards"):
         m.step_rewards("tr")
     np.testing.assert_allclose(m.expected_choice_rewards("tr"), [1.5, 0.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.integers(-9, 9), min_size=n, max_size=n), min_size=1, max_size=24),
+    st.lists(st.booleans(), min_size=n, max_size=n),
+    st.lists(st.integers(0, n + 1), min_size=0, max_size=12))))
+def test_find_states_is_the_first_state_of_each_valuation(case):
+    """The vectorised look-up against brute force: duplicate valuations (the first state wins), values no state has,
+    and keys that need re-numbering before they overflow (many variables with many wanted values)."""
+    ints, bools, queries = case
+    n = len(bools)
+    columns = {f"v{i}": np.array(c, dtype=np.int64) for i, c in enumerate(ints)}
+    columns["b"] = np.array(bools)
+    model = stormcf.ExplicitModel(sp.identity(n, format="csr"), np.arange(n + 1), np.zeros(n, dtype=int), ("",), {},
+                                  columns, {}, 0, "dtmc")
+    wanted = {v: [c[q] if q < n else c[0] + 1 for q in queries] for v, c in columns.items() if v != "b"}
+    wanted["b"] = [bool(columns["b"][min(q, n - 1)]) for q in queries]
+    expected = []
+    for k in range(len(queries)):
+        hits = [s for s in range(n) if all(columns[v][s] == wanted[v][k] for v in columns)]
+        expected.append(hits[0] if hits else -1)
+    np.testing.assert_array_equal(model.find_states(wanted), expected)

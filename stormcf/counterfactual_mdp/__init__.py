@@ -13,7 +13,7 @@ _EXPORTS = {  # public name -> the submodule it lives in, imported on first use 
     **dict.fromkeys(["ESTIMATORS", "counterfactual_transitions", "exact_rows", "gumbel_cfmdp", "mc_rows",
         "posterior_noise"], ".gumbel"),
     **dict.fromkeys(["LAYERS", "ChoiceRule", "CounterfactualMDP", "Step", "all_choices", "build_cfmdp",
-        "observed_entry", "observed_steps"], ".model"),
+        "nominal_transitions", "observed_entry", "observed_steps"], ".model"),
     **dict.fromkeys(["SampledPaths", "sample_cfmdp", "sample_paths"], ".sampling"),
     **dict.fromkeys(["UnrolledModel", "unroll"], ".unrolled"),
 }
@@ -22,5 +22,5 @@ __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 __all__ = ["ESTIMATORS", "LAYERS", "TIE_TOLERANCE", "ChoiceRule", "CounterfactualMDP", "Policy", "PolicyWeights",
            "SampledPaths", "Step", "UnrolledModel", "all_choices", "build_cfmdp", "counterfactual_transitions",
            "evaluate", "exact_rows", "group_argmax", "group_sum", "gumbel_cfmdp", "interval_expectation", "mc_rows",
-           "observed_entry", "observed_steps", "occupancy", "optimal_policy", "posterior_noise", "reachable",
+           "nominal_transitions", "observed_entry", "observed_steps", "occupancy", "optimal_policy", "posterior_noise", "reachable",
            "sample_cfmdp", "sample_paths", "unroll"]

@@ -307,6 +307,19 @@ def entries_of(P: sp.csr_matrix, rows: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return entries, indptr
 
 
+def nominal_transitions(path: ObservedPath) -> int:
+    """The transitions of the nominal layers of ``path`` (module docs) with every enabled choice, over all steps: the
+    size of the largest counterfactual MDP of ``path`` with ``layers="nominal"`` or ``"support"``, counted from the
+    model's support alone (no row values), one layer at a time."""
+    P, rg = path.model.transitions, path.model.row_groups
+    states, total = path.states[:1].astype(np.int64), 0
+    for _ in range(path.T):
+        entries, _ = entries_of(P, choices_of(rg, states))
+        total += entries.size
+        states = np.unique(P.indices[entries])
+    return total
+
+
 def build_cfmdp(path: ObservedPath, row_values: RowValues, kind: str, method: str, layers: str = "nominal",
                 choice_rule: ChoiceRule | None = None, approximate: bool = False) -> CounterfactualMDP:
     """Build a counterfactual MDP forward from s_0 (module docs).

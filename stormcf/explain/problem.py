@@ -23,7 +23,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from ..counterfactual_mdp import ESTIMATORS
+from ..counterfactual_mdp import ESTIMATORS, nominal_transitions
 from ..counterfactual_mdp.gumbel import require_sample_memory
 from ..errors import StormcfError
 from ..limits import require_unrolled_size
@@ -97,9 +97,9 @@ class ExplanationProblem:
         if self.estimator == "mc":
             require_sample_memory(self.model, self.samples)
         self.step_rewards                                      # raises PropertyError for transition rewards
-        # Storm re-checks the policy on the (t, s, l) MDP: T layers of the model's transitions (times the budgets left,
-        # which cost Storm far less than the layers: counted once)
-        require_unrolled_size(self.T, self.model.n_transitions, "the unrolled (t, s, l) MDP")
+        # Storm re-checks the policy on the (t, s, l) MDP: the path's layers (times the budgets left, which cost Storm
+        # far less than the layers: counted once)
+        require_unrolled_size(self.T, nominal_transitions(self.path), "the unrolled (t, s, l) MDP")
 
     # ------------------------------------------------------------------------------------------ derived data
     @property

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..counterfactual_mdp import ESTIMATORS, CounterfactualMDP, build_cfmdp
+from ..counterfactual_mdp import ESTIMATORS, CounterfactualMDP, build_cfmdp, nominal_transitions
 from ..counterfactual_mdp.gumbel import require_sample_memory
 from ..errors import OptionError, SolverError
 from ..limits import require_unrolled_size
@@ -109,7 +109,7 @@ class ICFMDPProblem:
         object.__setattr__(self, "optimization", Optimization.parse(self.optimization))
         check_assumptions(self.assumptions)
         self.model.step_rewards(self.reward)          # unknown reward models, transition rewards: PropertyError
-        require_unrolled_size(self.path.T, self.model.n_transitions, "the unrolled ICFMDP")
+        require_unrolled_size(self.path.T, nominal_transitions(self.path), "the unrolled ICFMDP")
 
     @property
     def model(self):

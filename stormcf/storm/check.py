@@ -4,8 +4,9 @@ prob0/1 sets, interval MDPs.
 Every model-checking call runs in a child process stopped at the command's deadline (:mod:`.isolate`). A check of an
 unbounded property (reachability, expected rewards, long-run averages, conditional probabilities) is answered by the
 first of several engines: Storm's sound default for it (topological optimistic value iteration, the long-run average
-solver, the conditional algorithm), and, when that has not answered after :func:`fallback_after` seconds (each can
-crawl on stiff chains), exact rational arithmetic on small models (at most :data:`EXACT_FALLBACK_STATES` states),
+solver, the conditional algorithm), and, when that has not answered after :func:`fallback_after` CPU seconds (each
+can crawl on stiff chains; CPU, not wall time: a loaded machine does not start a second check beside a first that
+does not crawl), exact rational arithmetic on small models (at most :data:`EXACT_FALLBACK_STATES` states),
 Storm's sparse LU solves (:data:`SPARSE_LU`, a direct method that cannot crawl) and, beside optimistic value
 iteration, Storm's sound value iteration. The result says which engine answered (:attr:`CheckResult.method`).
 """
@@ -38,7 +39,8 @@ PRECISION = Fraction(1, 10**10)
 LRA_PRECISION = Fraction(1, 10**6)
 #: models of at most this many states fall back to exact rational arithmetic when value iteration is slow
 EXACT_FALLBACK_STATES = 5_000
-#: the fallback engines start after this many seconds, plus :data:`FALLBACK_PER_TRANSITION` per transition
+#: the fallback engines start after this many CPU seconds of the first, plus :data:`FALLBACK_PER_TRANSITION` per
+#: transition
 FALLBACK_AFTER, FALLBACK_PER_TRANSITION = 1.0, 1e-6
 #: exact values have many thousand digits (a 400-state grid: 7,089), beyond Python's default limit on converting
 #: integers from and to text (4,300 digits, against denial of service by untrusted input): Storm's rationals are
@@ -157,7 +159,7 @@ def float_method(prop: Property) -> str:
 
 
 def fallback_after(n_transitions: int) -> float:
-    """Seconds after which a check's fallback engines start beside the first."""
+    """CPU seconds of the first engine after which a check's fallback engines start beside it."""
     return FALLBACK_AFTER + FALLBACK_PER_TRANSITION * n_transitions
 
 
@@ -172,7 +174,7 @@ def check(model: ExplicitModel, prop: Property) -> CheckResult:
 def _first(model: ExplicitModel, prop: Property, float_check: Callable[[str], CheckResult],
            exact: Engine) -> CheckResult:
     """The answer of the first engine: ``float_check(float_method(prop))``, or, for a method that can crawl
-    (:data:`CRAWLING`), a fallback started after :func:`fallback_after` seconds: the ``exact`` engine on small
+    (:data:`CRAWLING`), a fallback started after :func:`fallback_after` CPU seconds: the ``exact`` engine on small
     models, :data:`SPARSE_LU` (on small models once more that long later: exact arithmetic answers them best), and
     :data:`SOUND` value iteration beside optimistic value iteration."""
     method = float_method(prop)

@@ -8,8 +8,10 @@ answering a call (an :class:`Engine`: a method for people and the call itself) i
 deadline act:
 
 - the first engine that answers wins; the others are killed;
-- engines with ``start_after`` start only when the earlier ones have not answered by then (a fallback such as exact
-  arithmetic on a small model, which cannot crawl, beside a value iteration that might);
+- engines with ``start_after`` start only when the engines already running have not answered after that many CPU
+  seconds (a fallback such as exact arithmetic on a small model, which cannot crawl, beside a value iteration that
+  might): counted in the running engine's CPU time, not in wall time, so that on a loaded machine, where a check
+  takes several times its CPU time in wall time, a check that does not crawl is never raced by a second one;
 - when the deadline (the active run's, :meth:`~stormcf.run.Run.current`, unless one is given) passes first, every
   child is killed and :class:`~stormcf.errors.TimeLimitReached` names the call; SIGTERM and Ctrl-C (the second one, in a
   command that stops at safe points: the first one lets the call finish, as it may be the check of the answer to
@@ -54,12 +56,15 @@ POLL = 0.05
 SIGINT_POLL = 0.01
 
 _abandoned: list[threading.Event] = []
+#: clock ticks per second of /proc's CPU times
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
 class Engine:
     """One way to answer a Storm call: ``method`` says how (for people, e.g. "Storm, exact rational arithmetic"),
-    ``call()`` computes the answer, ``start_after`` seconds after the call began it starts if no answer came yet."""
+    ``call()`` computes the answer; it starts when the engines already running have spent ``start_after`` CPU seconds
+    (the most of any one of them) without an answer."""
 
     method: str
     call: Callable[[], Any]
@@ -80,14 +85,13 @@ def first_answer(engines: Sequence[Engine], what: str, deadline: Deadline | None
     the call in messages ("checking P=? [F "goal"]")."""
     run = Run.current()
     deadline = deadline if deadline is not None else run
-    began = time.monotonic()
     waiting = sorted(engines, key=lambda e: e.start_after)
     running: dict[int, _Child] = {}
     errors: list[BaseException] = []
     try:
         with run.activity(f"Storm, {what}"):
             while True:
-                while waiting and (waiting[0].start_after <= time.monotonic() - began or not running):
+                while waiting and (not running or waiting[0].start_after <= max(c.cpu() for c in running.values())):
                     child = _Child(waiting.pop(0))
                     running[child.fd] = child
                 if deadline.out_of_time:
@@ -174,8 +178,18 @@ class _Child:
                 tempfile.tempdir = self.scratch
                 _run_child(engine.call, write)
         os.close(write)
-        self.pid, self.fd, self.data = pid, read, bytearray()
+        self.pid, self.fd, self.data, self.began = pid, read, bytearray(), time.monotonic()
         interrupt.track_child(pid)
+
+    def cpu(self) -> float:
+        """CPU seconds (user and system, all threads) the child has used so far; its wall seconds where /proc is
+        missing."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()         # after the command name, which may hold spaces
+            return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime, stime (fields 14 and 15)
+        except (OSError, IndexError, ValueError):
+            return time.monotonic() - self.began
 
     def read(self) -> bool:
         """Read what is there; True at the end of the data."""

@@ -11,7 +11,7 @@ def explain(path_of, *args):
 
 CASES = [
     Case("the catastrophic path", explain(lambda d: GRID_PATH, "--explanations", "10"), 0, "Storm"),
-    Case("a path of 20,000 steps", explain(long_grid_path), 2, "stormcf accepts paths of at most 6,741 steps"),
+    Case("a path of 20,000 steps", explain(long_grid_path), 2, "stormcf accepts paths of at most about"),
     Case("--k beyond the path", lambda d: ["explain-path", GRID, "-c", "p=0.4", "--path", GRID_PATH, "--k", "999"], 2,
          "exceeds the path's"),
     Case("--mc-samples 10^12", explain(lambda d: GRID_PATH, "--estimator", "mc", "--mc-samples", str(10 ** 12)), 2,

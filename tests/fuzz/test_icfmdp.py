@@ -12,7 +12,7 @@ def icfmdp(path_of, *args):
 
 CASES = [
     Case("the catastrophic path", icfmdp(lambda d: GRID_PATH), 0, "checked by Storm"),
-    Case("a path of 20,000 steps", icfmdp(long_grid_path), 2, "stormcf accepts paths of at most 6,741 steps"),
+    Case("a path of 20,000 steps", icfmdp(long_grid_path), 2, "stormcf accepts paths of at most about"),
     Case("--plot a FIFO (PNG seeks while it is written)",
          lambda d: icfmdp(lambda _: GRID_PATH, "--plot", fifo_with_reader(d, "v.png"))(d), 0, "plot written to"),
     Case("a path of 300 steps is fine", icfmdp(lambda d: long_grid_path(d, 300), "-q"), 0, "checked by Storm"),

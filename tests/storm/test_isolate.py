@@ -109,8 +109,10 @@ def _can_reach(P: np.ndarray, target: np.ndarray) -> np.ndarray:
 def test_the_first_engine_that_answers_wins_and_the_others_are_stopped(tmp_path):
     marker = tmp_path / "slow-finished"
 
-    def slow():
-        time.sleep(60)
+    def slow():                                   # busy: fallbacks start after the running engine's CPU seconds
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            pass
         marker.write_text("done")
         return "slow"
 
@@ -118,6 +120,18 @@ def test_the_first_engine_that_answers_wins_and_the_others_are_stopped(tmp_path)
     value, engine = first_answer([Engine("slow", slow), Engine("fast", lambda: "fast", start_after=0.2)], "a test")
     assert (value, engine.method) == ("fast", "fast")
     assert time.perf_counter() - start < 30 and not marker.exists()
+
+
+def test_fallbacks_start_after_cpu_seconds_not_wall_seconds():
+    """An engine that waits (as a check does on a loaded machine, where it gets a fraction of a core) spends no CPU:
+    the fallback does not start beside it, so a loaded machine does not run two checks at once."""
+    def waiting():
+        time.sleep(0.5)
+        return "first"
+
+    value, engine = first_answer([Engine("first", waiting), Engine("fallback", lambda: "fallback", start_after=0.05)],
+                                 "a test")
+    assert (value, engine.method) == ("first", "first")
 
 
 def test_the_deadline_stops_a_call_and_names_it():
