@@ -1,7 +1,7 @@
 """Vectorised Bellman kernels on the pruned encoding: policy evaluation and the TV-ball operator of d∞.
 
 Notation (seed 000, Section 4): v_s is the value of maybe state s (the probability of the target, or the expected
-reward until it; see :mod:`analysis`); for a row r = (s, a), Q_r = Σ_s' δ(s, a, s') v_s' + b_r, with b_r the
+reward until it; see :mod:`preanalysis`); for a row r = (s, a), Q_r = Σ_s' δ(s, a, s') v_s' + b_r, with b_r the
 constant part (the mass of r into the states with v = 1, or the reward of one step of r). A policy gives every row a
 probability. Forbidden rows (into states of infinite value) have Q_r = ∞.
 """
@@ -13,7 +13,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import spsolve
 
 from ..reachability import _reached   # the foundation's one-BFS graph search (C loops)
-from .analysis import Encoding
+from .preanalysis import Encoding
 
 
 #: systems from this size are solved in the order of their strongly connected components when those are all small

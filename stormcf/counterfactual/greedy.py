@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
 from ..deadline import Deadline
-from .analysis import Encoding
+from .preanalysis import Encoding
 from .bellman import expectation, policy_matrix, q_values
 from .robust import Radius, switched_optimum
 

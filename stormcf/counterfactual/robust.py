@@ -22,7 +22,7 @@ The bisection keeps two brackets: ``upper``, the d∞ of the best policy Storm a
 radius *proven* infeasible (policy iteration converged with V_δ(s0) above γ by more than its numerical slack).
 Radii with a value within that slack of γ are neither: the bisection moves past them without claiming a bound.
 
-Expected rewards (upper bounds, see :mod:`analysis`) replace step 1 by its dual: the states from which some strategy
+Expected rewards (upper bounds, see :mod:`preanalysis`) replace step 1 by its dual: the states from which some strategy
 of the ball reaches the target almost surely without forbidden rows (:func:`proper_set`, a nested fixed point on
 the graph, as Storm's prob1 of Pmax) keep finite values, the others are infinite; policy iteration starts from a
 *proper* policy of the ball there (every state moves towards the target with positive probability) and changes a
@@ -43,7 +43,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from ..deadline import Deadline
 from ..reachability import _reached
-from .analysis import Encoding
+from .preanalysis import Encoding
 from .bellman import evaluate, leaves_surely, radii, state_sums, tightened, tv_ball_step
 
 #: policy-iteration rounds per radius before the radius counts as undecided

@@ -2,7 +2,7 @@
 
 :func:`solve_counterfactual` is the entry point; one :class:`~stormcf.run.Run` bounds all of it. The plan:
 
-1. :func:`~stormcf.counterfactual.analysis.preanalyse` (Storm): ``trivial`` / ``infeasible`` without a solver,
+1. :func:`~stormcf.counterfactual.preanalysis.preanalyse` (Storm): ``trivial`` / ``infeasible`` without a solver,
    otherwise the pruned encoding of every bound and Storm's optimal scheduler of each, the first candidates.
 2. One bound, d∞ alone: the exact bisection (:func:`stages.dinf_stage`); d0 alone: heuristics and the d0 MILP
    (:func:`stages.d0_stage`). Any other weights, or several bounds: the d∞ and d0 stages of every bound whatever
@@ -36,7 +36,7 @@ from ..run import Run
 from ..solvers import SOLVERS, LicenceLimitError, available, backend
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
-from .analysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
+from .preanalysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
 from .bellman import evaluate, leaves_surely, tightened
 from .certify import GAP, Candidate, Certificate
 from .descent import descent_stage

@@ -39,7 +39,7 @@ from ..deadline import Deadline
 from ..distance import Weights
 from ..interrupt import stopped_by
 from ..solvers import SolverOutcome, available, backend
-from .analysis import Encoding, Region
+from .preanalysis import Encoding, Region
 from .bellman import tightened
 from .certify import Candidate, Certificate
 from .greedy import greedy_d0, improve_d0, rounded_d0
