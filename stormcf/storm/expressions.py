@@ -15,6 +15,7 @@ from typing import Mapping
 
 import numpy as np
 import stormpy
+from stormpy.developer import storage as _storage
 
 from ..errors import PropertyError
 from .precheck import _short, check_expression_text
@@ -60,9 +61,22 @@ def missing_label(message: str) -> str | None:
     return match.group(1) if match else None
 
 
+def constant_values(description) -> dict[str, Fraction]:
+    """The values of the defined constants of a PRISM program (for :mod:`.precheck`); empty for other models."""
+    values = {}
+    if isinstance(description, _storage.PrismProgram):
+        for constant in description.constants:
+            if not constant.defined:
+                continue
+            try:
+                values[constant.name] = Fraction(str(constant.definition.evaluate_as_rational()))
+            except Exception:                  # a Boolean constant, or one Storm does not evaluate: skipped
+                continue
+    return values
+
+
 def parse_expression(description, text: str):
     """A PRISM expression over the model's variables (and constants), parsed by Storm."""
-    from .formulas import constant_values
     check_expression_text(text, constant_values(description))     # what would crash Storm's parser
     manager = description.expression_manager
     parser = stormpy.expressions.ExpressionParser(manager)

@@ -19,7 +19,7 @@ from ..errors import PropertyError
 from ..model import ExplicitModel
 from ..properties import FILTER_KINDS, Property, PropertyFilter, split_name
 from .build import _handle_of
-from .expressions import evaluate, expression_labels, missing_label, parse_expression
+from .expressions import constant_values, evaluate, expression_labels, missing_label, parse_expression
 from .handle import StormHandle, _mask, _storm_message, labelled_model
 from .precheck import check_property_text
 
@@ -59,20 +59,6 @@ def _parse_storm_properties(description, properties: Iterable[str]) -> list:
                                         f"(labels: {', '.join(sorted(known - {'init', 'deadlock'})) or 'none'})")
         props.extend(parsed)
     return props
-
-
-def constant_values(description) -> dict[str, Fraction]:
-    """The values of the defined constants of a PRISM program (for :mod:`.precheck`); empty for other models."""
-    values = {}
-    if isinstance(description, _storage.PrismProgram):
-        for constant in description.constants:
-            if not constant.defined:
-                continue
-            try:
-                values[constant.name] = Fraction(str(constant.definition.evaluate_as_rational()))
-            except Exception:                  # a Boolean constant, or one Storm does not evaluate: skipped
-                continue
-    return values
 
 
 def _quoted_labels(formula: str) -> list[str]:
