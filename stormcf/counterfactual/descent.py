@@ -37,12 +37,12 @@ from scipy.sparse.linalg import spsolve
 from ..deadline import Deadline
 from ..distance import CHANGE_TOLERANCE, ChangeTerms, Weights, distance_of
 from ..solvers import FormulationBuilder, backend
-from .preanalysis import Encoding
 from .bellman import evaluate, leaves_surely, policy_matrix, q_values, tightened
 from .certify import Candidate
+from .context import RunContext
+from .preanalysis import Encoding
 from .programs import snap_unchanged
 from .robust import changes
-from .stages import RunContext
 
 #: steps of one descent at most
 MAX_STEPS = 40

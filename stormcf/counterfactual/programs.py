@@ -47,8 +47,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..distance import ChangeTerms, Weights
-from .preanalysis import Encoding, Region
 from .bellman import evaluate, policy_matrix
+from .preanalysis import Encoding, Region
 from ..solvers.formulation import INF, Formulation, FormulationBuilder, QuadraticRow
 from .robust import changes
 

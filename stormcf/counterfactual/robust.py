@@ -43,8 +43,8 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from ..deadline import Deadline
 from ..reachability import _reached
-from .preanalysis import Encoding
 from .bellman import evaluate, leaves_surely, radii, state_sums, tightened, tv_ball_step
+from .preanalysis import Encoding
 
 #: policy-iteration rounds per radius before the radius counts as undecided
 MAX_ROUNDS = 500

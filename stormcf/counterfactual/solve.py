@@ -36,10 +36,10 @@ from ..run import Run
 from ..solvers import SOLVERS, LicenceLimitError, available, backend
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
-from .preanalysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
 from .bellman import evaluate, leaves_surely, tightened
 from .certify import GAP, Candidate, Certificate
 from .descent import descent_stage
+from .preanalysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
 from .problem import CounterfactualProblem
 from .programs import miqcqp_program
 from .result import CounterfactualResult, novelty
@@ -63,7 +63,7 @@ OUT_OF_TIME = "time limit"
 
 
 class _Bound:
-    """One bound of a run, as the stages of one bound see it (:class:`~stormcf.counterfactual.stages.BoundContext`)."""
+    """One bound of a run, as the stages of one bound see it (:class:`~stormcf.counterfactual.context.BoundContext`)."""
 
     def __init__(self, run: "_Search", j: int) -> None:
         self.run, self.j = run, j
@@ -94,7 +94,7 @@ class _Bound:
 
 class _Search:
     """One solve: the problem, the pre-analysis, the deadline, and what has been found and proven so far (the
-    :class:`~stormcf.counterfactual.stages.RunContext` of the stages of the whole problem)."""
+    :class:`~stormcf.counterfactual.context.RunContext` of the stages of the whole problem)."""
 
     def __init__(self, problem: CounterfactualProblem, pre: Preanalysis, solver: str, deadline: Deadline,
                  exact: bool) -> None:
