@@ -42,7 +42,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
 from ..deadline import Deadline
-from ..reachability import _reached
+from ..reachability import reached_from
 from .bellman import evaluate, leaves_surely, radii, state_sums, tightened, tv_ball_step
 from .preanalysis import Encoding
 
@@ -190,7 +190,7 @@ def proper_set(enc: Encoding, delta: float | np.ndarray) -> tuple[np.ndarray, np
         usable = stay & ok[enc.row_state] & (fixed | (enc.free & ((enc.sigma > 0) | (delta[enc.row_state] > 0))))
         exits = np.flatnonzero(state_sums(enc, (usable & (enc.exit > 0)).astype(float)) > 0)
         back = _usable_graph(enc, usable).T.tocsr()
-        new = ok & _reached(back, exits)
+        new = ok & reached_from(back, exits)
         if np.array_equal(new, inside):
             break
         inside = new

@@ -18,7 +18,7 @@ import stormpy
 from stormpy.developer import storage as _storage
 
 from ..errors import PropertyError
-from .precheck import _short, check_expression_text
+from .precheck import check_expression_text, shortened
 
 
 #: formulas whose parts stormpy does not expose (only their printed form): Boolean combinations of state formulas,
@@ -84,7 +84,7 @@ def parse_expression(description, text: str):
     try:
         return parser.parse_from_string(text, False)
     except Exception as err:
-        raise PropertyError(f"cannot parse the expression {_short(text)}: {err}") from None
+        raise PropertyError(f"cannot parse the expression {shortened(text)}: {err}") from None
 
 
 #: Boolean connectives combined with numpy over their operands' masks (their operands are evaluated by Storm)
@@ -122,7 +122,7 @@ def _evaluate_atom(expression, valuations: Mapping[str, np.ndarray], n: int, kin
     missing = [v.name for v in variables if v.name not in valuations]
     if missing:
         known = ", ".join(valuations) or "none"
-        raise PropertyError(f"expression {_short(str(expression))}: '{missing[0]}' is not a state variable of the "
+        raise PropertyError(f"expression {shortened(str(expression))}: '{missing[0]}' is not a state variable of the "
                             f"model (variables: {known})")
     if not variables:
         return np.full(n, _value(expression, kind), dtype=kind)
@@ -161,4 +161,4 @@ def _value(expression, kind: type):
     try:
         return expression.evaluate_as_bool() if kind is bool else expression.evaluate_as_double()
     except RuntimeError as err:
-        raise PropertyError(f"Storm cannot evaluate the expression {_short(str(expression))}: {err}") from None
+        raise PropertyError(f"Storm cannot evaluate the expression {shortened(str(expression))}: {err}") from None

@@ -14,9 +14,9 @@ from ..errors import ConstantsError, ModelError
 from ..examples import resolve_file
 from ..limits import STORM_BUILD_HEADROOM, THREAD_STACK, require_headroom
 from ..model import ExplicitModel
-from .extract import Build, _arrays_by_iteration, _arrays_by_umb, _explicit_model
+from .extract import Build, arrays_by_iteration, arrays_by_umb, explicit_model
 from . import precheck
-from .handle import StormHandle, _storm_message
+from .handle import StormHandle, storm_message
 from .isolate import in_thread
 from .rewards import transition_reward_items
 
@@ -74,9 +74,9 @@ def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, nam
         timings["parse"], tick = time.perf_counter() - tick, time.perf_counter()
         build = _build(description, name, file.read_bytes().decode("utf-8", "replace") if suffix != ".jani" else "")
     timings["build"], tick = time.perf_counter() - tick, time.perf_counter()
-    arrays = _arrays_by_umb(build.handle.model) if extraction == "umb" else _arrays_by_iteration(build.handle.model)
+    arrays = arrays_by_umb(build.handle.model) if extraction == "umb" else arrays_by_iteration(build.handle.model)
     source = Path(name).name + (f" ({_constants_text(constants)})" if constants else "")
-    model = _explicit_model(build, arrays, source, naming)
+    model = explicit_model(build, arrays, source, naming)
     timings["extract"] = time.perf_counter() - tick
     build.handle.timings.update(timings)
     return model
@@ -164,7 +164,7 @@ def _parse_error_message(path: str, err: Exception) -> str:
     if m:
         return f"{path}:{m.group(1)}:{m.group(2)}: syntax error: {m.group(3).strip()}"
     m = re.search(r"in line (\d+)", text)
-    first = _storm_message(text)
+    first = storm_message(text)
     return f"{path}:{m.group(1)}: {first}" if m else f"{path}: {first}"
 
 
@@ -182,7 +182,7 @@ def _instantiate(description, constants, path: str):
         try:
             description, _ = stormpy.instantiate_constants(description, text)
         except Exception as err:
-            raise ConstantsError(f"{path}: {_storm_message(err)}") from None
+            raise ConstantsError(f"{path}: {storm_message(err)}") from None
     undefined = [c.name for c in description.constants if not c.defined]
     if undefined:
         raise ConstantsError(f"{path}: undefined constants {', '.join(undefined)}; "
@@ -221,7 +221,7 @@ def _build(description, path: str, text: str = "") -> Build:
     try:
         model = stormpy.build_model(description, options=builder_options())
     except Exception as err:
-        raise ModelError(f"{path}: {_storm_message(err)}") from None
+        raise ModelError(f"{path}: {storm_message(err)}") from None
     _require_supported_type(model.model_type.name, path)
     return Build(StormHandle(description, model), items, unlabelled)
 
@@ -246,7 +246,7 @@ def _build_drn(file: Path, path: str) -> StormHandle:
     try:
         model = stormpy.build_model_from_drn(str(file), options=options)
     except Exception as err:
-        raise ModelError(f"{path}: {_storm_message(err)}") from None
+        raise ModelError(f"{path}: {storm_message(err)}") from None
     _require_supported_type(model.model_type.name, path)
     return StormHandle(None, model)
 
