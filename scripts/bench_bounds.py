@@ -31,7 +31,7 @@ from pathlib import Path
 
 import stormcf
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
-from stormcf.counterfactual.analysis import preanalyse
+from stormcf.counterfactual.preanalysis import preanalyse
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_counterfactual import direct as paper_direct  # noqa: E402

@@ -37,7 +37,7 @@ import numpy as np
 
 import stormcf
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
-from stormcf.counterfactual.analysis import preanalyse
+from stormcf.counterfactual.preanalysis import preanalyse
 from stormcf.solvers import backend
 from stormcf.counterfactual.programs import paper_program
 from stormcf.distance import strategy_distance

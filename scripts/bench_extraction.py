@@ -37,12 +37,12 @@ def main() -> None:
         path, constants = stormpy_example("mdp", "firewire.nm"), f"delay={args.firewire},fast=0.5"
     else:
         path, constants = example_path("grid.prism"), f"N={args.grid}"
-    description = load._instantiate(load._parse_description(path, ".prism", str(path)), constants, str(path))
+    description = load._instantiate(load.parse_description(path, ".prism", str(path)), constants, str(path))
     build, t_build = _time(load._build, description, str(path))
     handle = build.handle
-    umb, t_umb = _time(extract._arrays_by_umb, handle.model)
-    loop, t_loop = _time(extract._arrays_by_iteration, handle.model)
-    _, t_model = _time(extract._explicit_model, build, umb, path.name, "valuation")
+    umb, t_umb = _time(extract.arrays_by_umb, handle.model)
+    loop, t_loop = _time(extract.arrays_by_iteration, handle.model)
+    _, t_model = _time(extract.explicit_model, build, umb, path.name, "valuation")
     assert (umb["transitions"] != loop["transitions"]).nnz == 0
     assert np.array_equal(umb["row_groups"], loop["row_groups"])
     m = handle.model

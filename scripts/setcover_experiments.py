@@ -38,7 +38,7 @@ import numpy as np
 from stormcf.setcover import METHODS, SetCoverProblem, run_engine
 from stormcf.setcover.data import agent_pool, generate, paper_instance, split
 from stormcf.setcover.family import label_agents
-from stormcf.setcover.learn import (ENSEMBLE_KINDS, TrainingSettings, augment, best_epochs, evaluate, exact_match,
+from stormcf.setcover.generators import (ENSEMBLE_KINDS, TrainingSettings, augment, best_epochs, evaluate, exact_match,
                                     train)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,7 +214,7 @@ def labelling(seed: int, revision: str | None) -> None:
 
 
 def topk(seed: int, epochs: int, hidden: tuple[int, ...]) -> None:
-    from stormcf.setcover.learn import top_classes          # not in the baselines before it
+    from stormcf.setcover.generators import top_classes          # not in the baselines before it
     data = generate(20, seed=seed)
     train_set, test_set = split(data, seed=seed)
     X = test_set.X
@@ -301,7 +301,7 @@ def settings_for(kind: str, args: argparse.Namespace, stretch: float = 1.0):
     """The training settings of ``args`` for ``kind`` (None for knn). ``stretch`` multiplies the epochs and the
     patience (a smaller training set then gets as many gradient steps)."""
     from dataclasses import replace
-    from stormcf.setcover.learn import DEFAULT_SETTINGS
+    from stormcf.setcover.generators import DEFAULT_SETTINGS
     if kind == "knn":
         return None
     settings = DEFAULT_SETTINGS[kind]

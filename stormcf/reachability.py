@@ -55,7 +55,7 @@ def state_graph(model: ExplicitModel) -> sp.csr_matrix:
     return graph
 
 
-def _reached(graph: sp.csr_matrix, sources: np.ndarray) -> np.ndarray:
+def reached_from(graph: sp.csr_matrix, sources: np.ndarray) -> np.ndarray:
     """States reachable in ``graph`` from any of ``sources`` (a virtual root joins them; one BFS in C)."""
     n = graph.shape[0]
     root = sp.csr_matrix((np.ones(sources.size), (np.zeros(sources.size, dtype=np.int64), sources)), shape=(1, n))
@@ -69,12 +69,12 @@ def _reached(graph: sp.csr_matrix, sources: np.ndarray) -> np.ndarray:
 def reachable_states(model: ExplicitModel, sources: np.ndarray | None = None) -> np.ndarray:
     """States reachable from ``sources`` (default: the initial state) under some strategy."""
     src = np.array([model.initial_state]) if sources is None else np.flatnonzero(np.asarray(sources, dtype=bool))
-    return _reached(state_graph(model), src)
+    return reached_from(state_graph(model), src)
 
 
 def can_reach(model: ExplicitModel, target: Target) -> np.ndarray:
     """States from which ``target`` is reachable under some strategy (backward graph search)."""
-    return _reached(state_graph(model).T.tocsr(), np.flatnonzero(target_mask(model, target)))
+    return reached_from(state_graph(model).T.tocsr(), np.flatnonzero(target_mask(model, target)))
 
 
 def optimal_strategy(model: ExplicitModel, prop: Property | str) -> tuple[np.ndarray, Strategy]:

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..setcover.data import LabelledAgents
     from ..setcover.engines import PROGRAMMES
-    from ..setcover.learn import Generator
+    from ..setcover.generators import Generator
     from ..setcover.task import GeneratorEvaluation
     require_solver_used(args, args.certify in PROGRAMMES + ("lp",), "--certify lp and milp")
     analysis = GeneratorEvaluation(top_k=args.top_k, certify=args.certify, solver=args.solver)

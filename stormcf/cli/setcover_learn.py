@@ -13,7 +13,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("setcover-learn", help="train a learned CFE generator (mc, na, fa, seq2seq, knn) on a labelled "
                                               "data set (mc/na/fa/seq2seq need the extra stormcf[learn]: PyTorch)")
     add_input_argument(p, "data", metavar="DATA.npz", help="labelled data set from setcover-data")
-    p.add_argument("--generator", choices=LazyChoices("stormcf.setcover.learn", "GENERATORS"), default="mc",
+    p.add_argument("--generator", choices=LazyChoices("stormcf.setcover.generators", "GENERATORS"), default="mc",
                    metavar="GENERATOR",
                    help="mc (default), na, fa, seq2seq (full action, encoder-decoder), knn (Hamming)")
     add_output_argument(p, "--out", required=True, metavar="GEN.npz", companions=lambda out: [held_out_path(out)],

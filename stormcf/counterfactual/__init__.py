@@ -8,7 +8,7 @@ cost or revenue, several at once), exact where possible, certified by Storm.
     print(result)                 # the paper's explanation, distances, status, solver, Storm's checks
     result.to_dict()              # JSON (stormcf.report)
 
-Modules: :mod:`bounds` (what each bound means), :mod:`problem` (validated input), :mod:`analysis` (Storm
+Modules: :mod:`bounds` (what each bound means), :mod:`problem` (validated input), :mod:`preanalysis` (Storm
 pre-analysis and pruning), :mod:`bellman` and :mod:`robust` (policy evaluation, exact d∞), :mod:`greedy` (d0
 heuristics), :mod:`programs` (d0 MILP, MIQCQP, the paper's direct encoding), :mod:`stages` (the stages; their
 Gurobi, SCIP and HiGHS back ends are :mod:`stormcf.solvers`), :mod:`descent` (sequential linear programming: the

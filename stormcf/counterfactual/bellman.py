@@ -1,7 +1,7 @@
 """Vectorised Bellman kernels on the pruned encoding: policy evaluation and the TV-ball operator of d∞.
 
 Notation (seed 000, Section 4): v_s is the value of maybe state s (the probability of the target, or the expected
-reward until it; see :mod:`analysis`); for a row r = (s, a), Q_r = Σ_s' δ(s, a, s') v_s' + b_r, with b_r the
+reward until it; see :mod:`preanalysis`); for a row r = (s, a), Q_r = Σ_s' δ(s, a, s') v_s' + b_r, with b_r the
 constant part (the mass of r into the states with v = 1, or the reward of one step of r). A policy gives every row a
 probability. Forbidden rows (into states of infinite value) have Q_r = ∞.
 """
@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import spsolve
 
-from ..reachability import _reached   # the foundation's one-BFS graph search (C loops)
-from .analysis import Encoding
+from ..reachability import reached_from  # the foundation's one-BFS graph search (C loops)
+from .preanalysis import Encoding
 
 
 #: systems from this size are solved in the order of their strongly connected components when those are all small
@@ -63,9 +63,9 @@ def _probabilities(enc: Encoding, probs: np.ndarray) -> np.ndarray:
     if sources.size == 0:
         return values
     back = P_pi.T.tocsr()
-    live = _reached(back, sources)                                   # can reach the target
+    live = reached_from(back, sources)                               # can reach the target
     leaking = (policy_matrix(enc, (probs > 0) & (enc.leak > 0)) @ np.ones(enc.rows.size)) > 0
-    missing = _reached(back, np.flatnonzero(leaking | ~live))        # can reach a state with p = 0
+    missing = reached_from(back, np.flatnonzero(leaking | ~live))    # can reach a state with p = 0
     sure = live & ~missing
     values[sure] = 1.0
     rest = np.flatnonzero(live & missing)
@@ -83,8 +83,8 @@ def _rewards(enc: Encoding, probs: np.ndarray) -> np.ndarray:
     P_pi.eliminate_zeros()
     back = P_pi.T.tocsr()
     exits = (S @ enc.exit) > 0
-    doomed = ~_reached(back, np.flatnonzero(exits)) | ((S @ (enc.forbidden & (probs > 0)).astype(float)) > 0)
-    infinite = _reached(back, np.flatnonzero(doomed))
+    doomed = ~reached_from(back, np.flatnonzero(exits)) | ((S @ (enc.forbidden & (probs > 0)).astype(float)) > 0)
+    infinite = reached_from(back, np.flatnonzero(doomed))
     values = np.full(enc.n_maybe, np.inf)
     rest = np.flatnonzero(~infinite)
     if rest.size:
@@ -122,8 +122,8 @@ def leaves_surely(enc: Encoding, probs: np.ndarray) -> np.ndarray:
     P_pi.eliminate_zeros()
     back = P_pi.T.tocsr()
     out = (S @ enc.exit) > 0
-    stuck = ~_reached(back, np.flatnonzero(out))
-    return ~_reached(back, np.flatnonzero(stuck))
+    stuck = ~reached_from(back, np.flatnonzero(out))
+    return ~reached_from(back, np.flatnonzero(stuck))
 
 
 def q_values(enc: Encoding, values: np.ndarray) -> np.ndarray:

@@ -9,7 +9,7 @@ A bound is a PCTL property with a threshold that Storm checks on the DTMC a stra
 
 Storm's convention for expected rewards: ``R [F φ]`` is infinite from a state that reaches φ with probability < 1.
 So an upper bound ``R<=c`` requires the strategy to reach φ almost surely, and a lower bound ``R>=c`` would be met
-by any strategy that never ends; :mod:`~stormcf.counterfactual.analysis` says how each case is handled.
+by any strategy that never ends; :mod:`~stormcf.counterfactual.preanalysis` says how each case is handled.
 
 Step-bounded properties (``F<=k``, ``U<=k``, ``C<=k``) are refused: meeting them needs strategies that count steps
 (memory), and stormcf's counterfactuals are memoryless strategies of the model as given.

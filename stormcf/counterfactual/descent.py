@@ -1,6 +1,6 @@
 """A primal method for any weights, and the repair of strategies Storm rejects: sequential linear programming.
 
-From a strategy π (probabilities of the shared strategy rows, :class:`~stormcf.counterfactual.analysis.Region`)
+From a strategy π (probabilities of the shared strategy rows, :class:`~stormcf.counterfactual.preanalysis.Region`)
 every bound's value at s0 is linearised with the performance-difference lemma,
 
     v^σ'(s0) ≈ v^π(s0) + Σ_s ν^π(s) Σ_r (σ'(r) − π(r))·Q^π_r          (ν^π: expected visits of s from s0 under π)
@@ -37,12 +37,12 @@ from scipy.sparse.linalg import spsolve
 from ..deadline import Deadline
 from ..distance import CHANGE_TOLERANCE, ChangeTerms, Weights, distance_of
 from ..solvers import FormulationBuilder, backend
-from .analysis import Encoding
 from .bellman import evaluate, leaves_surely, policy_matrix, q_values, tightened
 from .certify import Candidate
+from .context import RunContext
+from .preanalysis import Encoding
 from .programs import snap_unchanged
 from .robust import changes
-from .stages import RunContext
 
 #: steps of one descent at most
 MAX_STEPS = 40

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .analysis import Encoding, Region
+from .preanalysis import Encoding, Region
 from ..solvers.formulation import FormulationBuilder, QuadraticRow
 
 #: the least drop of a novel state-action pair's probability that makes a diverse counterfactual novel

@@ -27,7 +27,7 @@ import pydot
 from ..distance import CHANGE_TOLERANCE
 from ..errors import OutputError
 from ..report import atomic_output, write_text
-from .result import CounterfactualResult, _number
+from .result import CounterfactualResult, short_number
 
 #: a grid layout is used up to this many cells (rows x columns); larger boxes get the default layout
 MAX_GRID_CELLS = 400
@@ -174,9 +174,9 @@ def _column_names(count: int) -> list[str]:
 
 def _title(results: Sequence[CounterfactualResult], names: Sequence[str], shown: int, changed: int) -> str:
     first = results[0]
-    values = ", ".join(f"{name} {_number(r.probability)}" for name, r in zip(names, results)
+    values = ", ".join(f"{name} {short_number(r.probability)}" for name, r in zip(names, results)
                        if r.probability is not None)
-    title = (f"{first.problem.property.text}: σ gives {_number(first.initial.value)}, {values} (Storm)"
+    title = (f"{first.problem.property.text}: σ gives {short_number(first.initial.value)}, {values} (Storm)"
              if first.initial is not None else first.problem.property.text)
     if shown < changed:
         title += f"\nthe {shown} of {changed} changed states with the largest changes"
@@ -195,12 +195,13 @@ def _state_node(m, s: int, is_changed: bool, is_target: bool, sigma: np.ndarray,
     header = "".join(f"<td><b>{n}</b></td>" for n in ["action", "σ", *names])
     rows = []
     for r in m.choices(s):
-        cells = [f"<td align='left'>{html.escape(m.choice_name(r))}</td>", f"<td>{_number(float(sigma[r]))}</td>"]
+        cells = [f"<td align='left'>{html.escape(m.choice_name(r))}</td>", f"<td>{short_number(float(sigma[r]))}</td>"]
         cells += [_cell(float(p[r]), abs(float(p[r]) - float(sigma[r])) > CHANGE_TOLERANCE) for p in strategies]
         rows.append(f"<tr>{''.join(cells)}</tr>")
     if any(stay):
         cells = [_cell(v, abs(v - stay[0]) > CHANGE_TOLERANCE) for v in stay[1:]]
-        rows.append(f"<tr><td align='left'><i>stay</i></td><td><i>{_number(stay[0])}</i></td>{''.join(cells)}</tr>")
+        stay_cell = f"<td><i>{short_number(stay[0])}</i></td>"
+        rows.append(f"<tr><td align='left'><i>stay</i></td>{stay_cell}{''.join(cells)}</tr>")
     table = (f"<table border='{2 if s == m.initial_state else 1}' cellborder='1' cellspacing='0' cellpadding='3' "
              f"bgcolor='{STATE_FILL}'><tr><td colspan='{len(strategies) + 2}'><b>{name}</b></td></tr>"
              f"<tr>{header}</tr>{''.join(rows)}</table>")
@@ -208,7 +209,7 @@ def _state_node(m, s: int, is_changed: bool, is_target: bool, sigma: np.ndarray,
 
 
 def _cell(value: float, changed: bool) -> str:
-    text = _number(value)
+    text = short_number(value)
     return f"<td><font color='{CHANGED}'><b>{text}</b></font></td>" if changed else f"<td>{text}</td>"
 
 
@@ -222,7 +223,7 @@ def _step_edge(source: str, target: str, values: Sequence[float]) -> pydot.Edge:
     """A step: σ's probability, then each counterfactual's (blue when one differs)."""
     before, after = values[0], values[1:]
     moved = any(abs(v - before) > CHANGE_TOLERANCE for v in after)
-    label = f"{_number(before)} → {' / '.join(_number(v) for v in after)}" if moved else _number(before)
+    label = f"{short_number(before)} → {' / '.join(short_number(v) for v in after)}" if moved else short_number(before)
     return pydot.Edge(source, target, label=label, color=CHANGED if moved else UNCHANGED,
                       fontcolor=CHANGED if moved else UNCHANGED, penwidth="2" if moved else "1")
 

@@ -24,8 +24,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
 from ..deadline import Deadline
-from .analysis import Encoding
 from .bellman import expectation, policy_matrix, q_values
+from .preanalysis import Encoding
 from .robust import Radius, switched_optimum
 
 #: discount of the expected-visits estimate (only ranks states; validity is checked exactly)

@@ -2,7 +2,7 @@
 precision of the bound (a strict bound at the exact optimum, ``P<=γ`` with γ the exact Pmin) and cannot tell whether
 some strategy meets it (issue 37). What stays undecided is never claimed: it does not make an instance infeasible.
 
-M_C (:class:`~stormcf.counterfactual.analysis.ActionableMDP`) is rebuilt in rational arithmetic: each of its rows is
+M_C (:class:`~stormcf.counterfactual.preanalysis.ActionableMDP`) is rebuilt in rational arithmetic: each of its rows is
 Σ_r w(r)·P(r, ·) over the original choices r of its state, with w(r) = σ(r) on the uncontrollable choices and the
 controllable mass Σ σ on the choice the row puts it on, σ read as decimals (:func:`~stormcf.verify.exact_strategy`)
 and P the model's exact probabilities; rewards mix the same way, read as Storm's rational build has them. Storm
@@ -29,7 +29,7 @@ from .bounds import REWARD, Bound
 from .problem import CounterfactualProblem
 
 if TYPE_CHECKING:
-    from .analysis import ActionableMDP, BoundAnalysis
+    from .preanalysis import ActionableMDP, BoundAnalysis
 
 #: labels and reward model of the bound in the exact M_C
 TARGET, CONSTRAINT, REWARDS = "cf_t", "cf_c", "cf_r"

@@ -36,7 +36,7 @@ class CounterfactualProblem:
         strategy: the initial strategy σ (of an MDP).
         prop: one bound (``P<=γ [F φ]``, ``P<=γ [ψ U φ]``, ``R{"r"}<=c [F φ]``, also ``<``, ``>=``, ``>``; φ, ψ
             labels or expressions); the lower forms are checked for soundness by the pre-analysis (see
-            :mod:`stormcf.counterfactual.analysis`).
+            :mod:`stormcf.counterfactual.preanalysis`).
         weights: r0, r1, r∞ (``"1,1,1"``, a sequence, or a mapping norm -> weight: :class:`~stormcf.distance.Weights`).
         controllable_actions: PRISM action names the user controls (default: all).
         controllable_states: a label name or a PRISM state expression (pass expressions to ``load_model``'s

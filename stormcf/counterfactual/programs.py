@@ -1,7 +1,7 @@
 """The optimisation programmes over the pruned encodings: the d0 MILP and the MIQCQP of seed 000 (1)-(13).
 
 Both use Bellman *inequalities* v_s >= Σ_a σ'(s)(a)·Q(s, a) for every bound (in the form v_s0 <= γ of
-:mod:`analysis`): every solution is a pre-fixed point of the Bellman operator of σ', hence above its least fixed
+:mod:`preanalysis`): every solution is a pre-fixed point of the Bellman operator of σ', hence above its least fixed
 point (the true values; for upper reward bounds, a finite pre-fixed point also proves that σ' reaches the target
 almost surely, as there are no zero-reward end components), so v_s0 <= γ certifies the strategy; the true values
 of a valid strategy are themselves a solution, so the programme is a relaxation and its bound is valid.
@@ -16,7 +16,7 @@ restriction, and :attr:`Program.proves_bounds` is False (its bound is not used).
 
 Variables and constraints (per bound: k maybe states, C changeable states, F their controllable rows):
 
-MIQCQP (any weights; several bounds share the strategy variables x over the :class:`~analysis.Region`)
+MIQCQP (any weights; several bounds share the strategy variables x over the :class:`~preanalysis.Region`)
     v_s ∈ [low, high] (s ∈ maybe; v_s0 <= γ)   x_r ∈ [0,1] σ'(r) (r ∈ F)      u_r >= σ(r) - x_r, u_r >= 0
     q_r = Σ_s' δ(r, s') v_s' + b_r (r ∈ F with maybe successors; otherwise Q_r is the constant b_r)
     Σ_{r ∈ F(s)} x_r = Σ_{r ∈ F(s)} σ(r)                        (2)-(4): the controllable mass is kept
@@ -47,8 +47,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..distance import ChangeTerms, Weights
-from .analysis import Encoding, Region
 from .bellman import evaluate, policy_matrix
+from .preanalysis import Encoding, Region
 from ..solvers.formulation import INF, Formulation, FormulationBuilder, QuadraticRow
 from .robust import changes
 
@@ -62,7 +62,7 @@ class Program:
     """A formulation plus how to read a policy back from a solution.
 
     ``x_rows``: the variable of each row's probability or switch (-1 where fixed); over an encoding's rows for the
-    d0 MILP (``binary_rows``: switches z), over the :class:`~analysis.Region`'s rows for the MIQCQP.
+    d0 MILP (``binary_rows``: switches z), over the :class:`~preanalysis.Region`'s rows for the MIQCQP.
     ``proves_bounds``: whether the programme is a relaxation of the problem (its bound is then valid)."""
 
     formulation: Formulation
@@ -255,7 +255,7 @@ def miqcqp_program(region: Region, encodings: Sequence[Encoding], gammas: Sequen
                    bounds: Mapping[str, float] | None = None, start: np.ndarray | None = None,
                    epsilon: float | None = None, diversity: "DiversityTerm | None" = None,
                    sigma_values: Sequence[np.ndarray | None] | None = None) -> Program:
-    """The MIQCQP (1)-(13) with the pruning of :mod:`analysis`, every bound's Bellman rows over the shared strategy
+    """The MIQCQP (1)-(13) with the pruning of :mod:`preanalysis`, every bound's Bellman rows over the shared strategy
     variables of ``region`` (module docstring). ``bounds``: proven lower bounds of the norms (key -> value), added as
     valid cuts; each norm of positive weight adds its own block (:meth:`~stormcf.distance.Norm.encode`).
     ``start``: a strategy (probabilities of every choice of the model) to start from. ``sigma_values``: per bound,

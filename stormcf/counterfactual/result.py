@@ -64,7 +64,7 @@ def _quoted(name: str) -> str:
     return f"'{name}'" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) else name
 
 
-def _number(x: float) -> str:
+def short_number(x: float) -> str:
     """Probabilities in explanations: 4 decimals, trailing zeros dropped (JSON keeps every digit)."""
     text = f"{x:.4f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
@@ -252,8 +252,8 @@ class CounterfactualResult(Report):
                 if m.choice_name(r) not in change["actions"] and sigma.probabilities[r] > CHANGE_TOLERANCE}
         moves = sorted(change["actions"].items(), key=lambda kv: kv[1]["to"] <= kv[1]["from"])
         return ([f"{'increase' if to['to'] > to['from'] else 'decrease'} probability of action '{action}' to "
-                 f"{_number(to['to'])}" for action, to in moves]
-                + [f"keep probability of action '{action}' at {_number(p)}" for action, p in kept.items()])
+                 f"{short_number(to['to'])}" for action, to in moves]
+                + [f"keep probability of action '{action}' at {short_number(p)}" for action, p in kept.items()])
 
     def _reachable(self) -> bool:
         """Whether Storm's optimum of every bound alone meets it."""

@@ -22,7 +22,7 @@ The bisection keeps two brackets: ``upper``, the d∞ of the best policy Storm a
 radius *proven* infeasible (policy iteration converged with V_δ(s0) above γ by more than its numerical slack).
 Radii with a value within that slack of γ are neither: the bisection moves past them without claiming a bound.
 
-Expected rewards (upper bounds, see :mod:`analysis`) replace step 1 by its dual: the states from which some strategy
+Expected rewards (upper bounds, see :mod:`preanalysis`) replace step 1 by its dual: the states from which some strategy
 of the ball reaches the target almost surely without forbidden rows (:func:`proper_set`, a nested fixed point on
 the graph, as Storm's prob1 of Pmax) keep finite values, the others are infinite; policy iteration starts from a
 *proper* policy of the ball there (every state moves towards the target with positive probability) and changes a
@@ -42,9 +42,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order
 
 from ..deadline import Deadline
-from ..reachability import _reached
-from .analysis import Encoding
+from ..reachability import reached_from
 from .bellman import evaluate, leaves_surely, radii, state_sums, tightened, tv_ball_step
+from .preanalysis import Encoding
 
 #: policy-iteration rounds per radius before the radius counts as undecided
 MAX_ROUNDS = 500
@@ -190,7 +190,7 @@ def proper_set(enc: Encoding, delta: float | np.ndarray) -> tuple[np.ndarray, np
         usable = stay & ok[enc.row_state] & (fixed | (enc.free & ((enc.sigma > 0) | (delta[enc.row_state] > 0))))
         exits = np.flatnonzero(state_sums(enc, (usable & (enc.exit > 0)).astype(float)) > 0)
         back = _usable_graph(enc, usable).T.tocsr()
-        new = ok & _reached(back, exits)
+        new = ok & reached_from(back, exits)
         if np.array_equal(new, inside):
             break
         inside = new

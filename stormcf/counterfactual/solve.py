@@ -2,7 +2,7 @@
 
 :func:`solve_counterfactual` is the entry point; one :class:`~stormcf.run.Run` bounds all of it. The plan:
 
-1. :func:`~stormcf.counterfactual.analysis.preanalyse` (Storm): ``trivial`` / ``infeasible`` without a solver,
+1. :func:`~stormcf.counterfactual.preanalysis.preanalyse` (Storm): ``trivial`` / ``infeasible`` without a solver,
    otherwise the pruned encoding of every bound and Storm's optimal scheduler of each, the first candidates.
 2. One bound, d∞ alone: the exact bisection (:func:`stages.dinf_stage`); d0 alone: heuristics and the d0 MILP
    (:func:`stages.d0_stage`). Any other weights, or several bounds: the d∞ and d0 stages of every bound whatever
@@ -36,10 +36,10 @@ from ..run import Run
 from ..solvers import SOLVERS, LicenceLimitError, available, backend
 from ..strategy import Strategy
 from ..verify import Check, check_strategy
-from .analysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
 from .bellman import evaluate, leaves_surely, tightened
 from .certify import GAP, Candidate, Certificate
 from .descent import descent_stage
+from .preanalysis import BoundAnalysis, Encoding, Preanalysis, preanalyse, region_of
 from .problem import CounterfactualProblem
 from .programs import miqcqp_program
 from .result import CounterfactualResult, novelty
@@ -63,7 +63,7 @@ OUT_OF_TIME = "time limit"
 
 
 class _Bound:
-    """One bound of a run, as the stages of one bound see it (:class:`~stormcf.counterfactual.stages.BoundContext`)."""
+    """One bound of a run, as the stages of one bound see it (:class:`~stormcf.counterfactual.context.BoundContext`)."""
 
     def __init__(self, run: "_Search", j: int) -> None:
         self.run, self.j = run, j
@@ -94,7 +94,7 @@ class _Bound:
 
 class _Search:
     """One solve: the problem, the pre-analysis, the deadline, and what has been found and proven so far (the
-    :class:`~stormcf.counterfactual.stages.RunContext` of the stages of the whole problem)."""
+    :class:`~stormcf.counterfactual.context.RunContext` of the stages of the whole problem)."""
 
     def __init__(self, problem: CounterfactualProblem, pre: Preanalysis, solver: str, deadline: Deadline,
                  exact: bool) -> None:

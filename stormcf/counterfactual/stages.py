@@ -1,7 +1,7 @@
 """The stages of a counterfactual run, each a function of a context and a time budget.
 
-Stages of one bound (a :class:`BoundContext`: the bound's encoding and threshold); with several bounds each runs for
-every bound, and what it proves for one bound alone is a valid lower bound for all of them together:
+Stages of one bound (a :class:`~.context.BoundContext`: the bound's encoding and threshold); with several bounds
+each runs for every bound, and what it proves for one bound alone is a valid lower bound for all of them together:
 
 - :func:`dinf_stage`: d∞, exact (bisection + robust policy iteration; no optimisation solver); restricted to a set
   of states it polishes another candidate (the least d∞ among strategies changing only those states);
@@ -12,7 +12,7 @@ every bound, and what it proves for one bound alone is a valid lower bound for a
   for small switched sets), then local search from the best one while time is left (an anytime loop: the MILP
   proves the bound, the searches tighten the incumbent).
 
-Stages of the whole problem (a :class:`RunContext`: every bound over the shared strategy variables):
+Stages of the whole problem (a :class:`~.context.RunContext`: every bound over the shared strategy variables):
 
 - :func:`miqcqp_stage`: the weighted objective, the non-convex MIQCQP of seed 000 on Gurobi or SCIP, warm-started
   with the best candidate and cut by the proven bounds of the other stages;
@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Protocol, Sequence
 
 import numpy as np
 
@@ -39,10 +38,11 @@ from ..deadline import Deadline
 from ..distance import Weights
 from ..interrupt import stopped_by
 from ..solvers import SolverOutcome, available, backend
-from .analysis import Encoding, Region
 from .bellman import tightened
-from .certify import Candidate, Certificate
+from .context import BoundContext, RunContext
+from .descent import repair
 from .greedy import greedy_d0, improve_d0, rounded_d0
+from .preanalysis import Encoding
 from .programs import d0_program, miqcqp_program
 from .robust import changes, dinf_bisection, switched_optimum
 
@@ -65,46 +65,6 @@ def _solver_budget(deadline: Deadline) -> float:
     """The solver's time: what is left, less a reserve for checking and repairing its answer."""
     left = deadline.budget()
     return max(left - min(RESERVE * left, RESERVE_MAX), 0.01)
-
-
-class BoundContext(Protocol):
-    """What a stage of one bound needs from the run."""
-
-    enc: Encoding
-    gamma: float
-    certificate: Certificate
-    sizes: dict
-    label: str              # "" for a single bound, " [bound k]" with several
-
-    def accept(self, policy: np.ndarray, source: str) -> Candidate | None:
-        """Storm's verdict on a policy over the encoding's rows: a candidate when it meets this bound (and a
-        candidate of the run when it meets every bound), else None."""
-
-    def start(self, norm: str | None = None) -> np.ndarray | None:
-        """The best checked candidate (by ``norm``, or weighted) over the encoding's rows, or None."""
-
-    def note(self, text: str) -> None:
-        """A remark for the result's notes."""
-
-
-class RunContext(Protocol):
-    """What a stage of the whole problem needs from the run."""
-
-    region: Region
-    encodings: Sequence[Encoding]
-    gammas: Sequence[float]
-    sigma: np.ndarray
-    certificate: Certificate
-    sizes: dict
-
-    def accept_strategy(self, probs: np.ndarray, source: str) -> Candidate | None:
-        """Storm's verdict on a strategy (probabilities of every choice): a candidate when it meets every bound."""
-
-    def box_values(self) -> list[np.ndarray | None] | None:
-        """Per bound, σ's values where they may lower the value boxes of the MIQCQP (or None)."""
-
-    def note(self, text: str) -> None:
-        """A remark for the result's notes."""
 
 
 # ================================================================================================ d∞
@@ -260,8 +220,6 @@ def miqcqp_stage(ctx: RunContext, deadline: Deadline, backend_name: str, weights
     """The MIQCQP (1)-(13) of every bound at its γ, warm-started with the best candidate and cut by the proven
     bounds; its bound is proven (when there is no diversity term and its boxes are exact) and cross-checked; a
     rejected solution is repaired or re-solved."""
-    from .descent import repair
-
     cert = ctx.certificate
     name = name or f"MIQCQP ({backend_name})"
     cuts = cert.norm_bounds()

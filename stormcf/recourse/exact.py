@@ -41,10 +41,8 @@ from ..reachability import can_reach, optimal_strategy
 from ..solvers import FormulationBuilder, solve
 from ..verify import Check, check_model
 from .objectives import apply_action, gower
-from .problem import RecourseError, RecourseProblem
+from .problem import MAX_STATES, RecourseError, RecourseProblem
 
-#: refuse to build plan MDPs larger than this
-MAX_STATES = 2_000_000
 #: refuse to expand a step of the plan MDP into more (state, action, value) candidates than this
 MAX_CANDIDATES = 20_000_000
 #: agreement required between the GA's values and Storm's (relative to max(1, |value|))

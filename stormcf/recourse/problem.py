@@ -36,6 +36,10 @@ from .decoder import Evaluation, Plans
 from .domains import Rows, ValueDomain
 from .objectives import simulate
 
+#: refuse to build plan MDPs (:mod:`.exact`) larger than this, and grids (:meth:`RecourseProblem.with_grid`) whose
+#: plan MDP would be larger in its first step alone
+MAX_STATES = 2_000_000
+
 #: the objectives a problem can minimize, in the order of the objective vector F
 OBJECTIVES = ("cost", "gower", "freq")
 
@@ -298,7 +302,6 @@ class RecourseProblem:
         problem: brute force and Storm's exact optimum apply). The plan MDP's first step alone has a state per value
         of every interval action: a grid that makes it larger than the plan MDP may be is refused before it is
         allocated."""
-        from .exact import MAX_STATES
         intervals = sum(1 for a in self.actions if not a.domain.is_finite)
         if intervals and points * intervals > MAX_STATES:
             raise RecourseError(f"a grid of {points:,} values for {intervals} interval actions gives the plan MDP "

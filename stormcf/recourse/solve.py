@@ -11,10 +11,9 @@ from ..errors import VerificationFailure
 from ..run import Run
 from .brkga import BRKGASettings, GAResult, brkga, dominates, sorted_front
 from .decoder import Evaluation, Plans
-from .exact import (MAX_STATES, TOLERANCE, Optimum, RecourseMDP, achievable_set, check_plan, inside, optimum,
-                    plan_dtmc, plan_mdp)
+from .exact import TOLERANCE, Optimum, RecourseMDP, achievable_set, check_plan, inside, optimum, plan_dtmc, plan_mdp
 from .prism import PrismRecourse
-from .problem import RecourseProblem
+from .problem import MAX_STATES, RecourseProblem
 from .result import RecoursePlan, RecourseResult
 from .trace import trace
 

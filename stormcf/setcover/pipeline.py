@@ -1,7 +1,7 @@
 """The problems of the learning pipeline's analyses (:mod:`.task`): ``setcover-data`` generates and labels a data set
 (:class:`DataSetProblem`), ``setcover-learn`` trains a generator on one (:class:`TrainingProblem`),
 ``setcover-evaluate`` evaluates a generator on labelled agents (:class:`EvaluationProblem`). Each is validated once,
-in its constructor. They build on the data sets and generators (:mod:`.data`, :mod:`.learn`), which build on the
+in its constructor. They build on the data sets and generators (:mod:`.data`, :mod:`.generators`), which build on the
 instance (:mod:`.problem`), hence a module of their own.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from ..errors import OptionError
 from .data import LabelledAgents, check_parameters
 from .engines import EXACT
-from .learn import DEFAULT_SETTINGS, ENSEMBLE_KINDS, GENERATORS, NETWORKS, Generator, GeneratorError, TrainingSettings
+from .generators import DEFAULT_SETTINGS, ENSEMBLE_KINDS, GENERATORS, NETWORKS, Generator, GeneratorError, TrainingSettings
 
 #: how a generator's answers can be certified (``setcover-evaluate --certify``): the LP bound or an exact engine
 CERTIFIERS = ("lp", *EXACT)
@@ -50,7 +50,7 @@ class TrainingProblem:
     Attributes:
         data: the labelled agents (a data set from ``setcover-data``).
         generator: ``mc``, ``na``, ``fa``, ``seq2seq`` or ``knn``.
-        training: the network's hyper-parameters (default: the generator's :data:`~.learn.DEFAULT_SETTINGS` with
+        training: the network's hyper-parameters (default: the generator's :data:`~.generators.DEFAULT_SETTINGS` with
             ``seed``); None for ``knn``.
         k: ``knn``'s neighbours (None: the paper's 5/10/15).
         min_frequency: keep the agents whose CFE occurs more than this often in ``data`` (the ``>10``, ``>40`` sets).
@@ -88,7 +88,7 @@ class TrainingProblem:
 
 
 def training_settings(generator: str, **options: object) -> TrainingSettings | None:
-    """A network generator's hyper-parameters: its :data:`~.learn.DEFAULT_SETTINGS` with the ``options`` that are
+    """A network generator's hyper-parameters: its :data:`~.generators.DEFAULT_SETTINGS` with the ``options`` that are
     not None (``hidden``, ``epochs``, ..., ``ensemble``, ``seed``); None for ``knn``. An ensemble is refused for the
     generators that cannot be one."""
     ensemble = options.get("ensemble")

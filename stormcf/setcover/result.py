@@ -17,7 +17,7 @@ from ..model import ExplicitModel
 from ..report import Report
 from ..verify import Check, format_value
 from .data import LabelledAgents
-from .learn import NETWORKS, Generator, best_epochs
+from .generators import NETWORKS, Generator, best_epochs
 from .pipeline import DataSetProblem, EvaluationProblem, TrainingProblem
 from .problem import SetCoverProblem
 
@@ -242,7 +242,7 @@ def _training_line(info: dict) -> str:
 
 @dataclass(eq=False)
 class EvaluationResult(Report):
-    """A generator's metrics on labelled agents (``setcover-evaluate``, :func:`~.learn.evaluate`) under ``facts``
+    """A generator's metrics on labelled agents (``setcover-evaluate``, :func:`~.generators.evaluate`) under ``facts``
     in the JSON."""
 
     command = "setcover-evaluate"

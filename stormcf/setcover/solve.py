@@ -36,7 +36,7 @@ from ..run import Run
 from ..verify import Check, check_model_states
 from .data import LabelledAgents, frequency_filter, generate, generate_grouped, split
 from .engines import DEFAULT_METHOD, RMIN, EngineSolution, agent_transitions, close, lp_bound, run_engine
-from .learn import TrainingSettings, augment, evaluate, exact_match, train
+from .generators import TrainingSettings, augment, evaluate, exact_match, train
 from .pipeline import DataSetProblem, EvaluationProblem, TrainingProblem
 from .problem import SetCoverProblem
 from .result import DataSetResult, EvaluationResult, SetCoverResult, TrainingResult
@@ -287,7 +287,7 @@ def _require_network_memory(settings: TrainingSettings, train_set: LabelledAgent
 
 def evaluate_generator(problem: EvaluationProblem, *, run: Run | None = None, time_limit: float | None = None
                        ) -> EvaluationResult:
-    """The metrics of the generator on the agents of ``problem`` (:func:`~.learn.evaluate`) within ``run`` (or a
+    """The metrics of the generator on the agents of ``problem`` (:func:`~.generators.evaluate`) within ``run`` (or a
     new one of ``time_limit`` seconds), which bounds the guarantees."""
     run = Run.of(run, time_limit)
     clock = time.perf_counter()

@@ -13,7 +13,7 @@ from ..items import FilePin
 from ..run import Run
 from .data import LabelledAgents, load_instance
 from .engines import DEFAULT_METHOD
-from .learn import Generator, TrainingSettings
+from .generators import Generator, TrainingSettings
 from .pipeline import DataSetProblem, EvaluationProblem, TrainingProblem, training_settings
 from .problem import SetCoverInstance, SetCoverProblem
 from .result import DataSetResult, EvaluationResult, SetCoverResult, TrainingResult
@@ -111,7 +111,7 @@ class TrainingOptions:
     seed: int = 0
 
 
-#: the fields of :class:`TrainingOptions` that are hyper-parameters of a network (:class:`~.learn.TrainingSettings`)
+#: the fields of :class:`TrainingOptions` that are hyper-parameters of a network (:class:`~.generators.TrainingSettings`)
 HYPER_PARAMETERS = tuple(f.name for f in fields(TrainingOptions)
                          if f.name in {g.name for g in fields(TrainingSettings)})
 

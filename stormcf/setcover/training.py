@@ -39,7 +39,7 @@ from ..errors import TimeLimitReached
 from ..interrupt import Interrupted
 from ..run import Run
 from .data import LabelledAgents
-from .learn import FA_SLOTS, Decoder, Ensemble, Generator, GeneratorError, Network, TrainingSettings, fa_targets
+from .generators import FA_SLOTS, Decoder, Ensemble, Generator, GeneratorError, Network, TrainingSettings, fa_targets
 
 
 class DenseNet(nn.Module):
@@ -74,7 +74,7 @@ class DenseNet(nn.Module):
 
 class EncoderDecoder(nn.Module):
     """seq2seq: a dense encoder whose tanh outputs start a GRU decoder; per step n effect logits and one "last
-    action" logit (:class:`~stormcf.setcover.learn.Decoder` is its numpy twin)."""
+    action" logit (:class:`~stormcf.setcover.generators.Decoder` is its numpy twin)."""
 
     def __init__(self, n: int, hidden: tuple[int, ...], state: int, dropout: float) -> None:
         super().__init__()

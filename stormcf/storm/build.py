@@ -20,7 +20,7 @@ from ..limits import STORM_BUILD_HEADROOM, require_headroom
 from ..model import ExplicitModel
 from .extract import scratch_error
 from .load import builder_options
-from .handle import StormHandle, _storm_message, copy_model
+from .handle import StormHandle, copy_model, storm_message
 
 
 _BUILT: "weakref.WeakKeyDictionary[ExplicitModel, StormHandle]" = weakref.WeakKeyDictionary()
@@ -29,10 +29,11 @@ _BUILT: "weakref.WeakKeyDictionary[ExplicitModel, StormHandle]" = weakref.WeakKe
 def storm_model_of(model: ExplicitModel):
     """The stormpy sparse model of an explicit model: Storm's own if the model was loaded from a file, else one
     built from the arrays (cached)."""
-    return _handle_of(model).model
+    return handle_of(model).model
 
 
-def _handle_of(model: ExplicitModel) -> StormHandle:
+def handle_of(model: ExplicitModel) -> StormHandle:
+    """The Storm handle of a model: the one of its file, else one built from its arrays (cached per model)."""
     if isinstance(model.storm, StormHandle):
         return model.storm
     handle = _BUILT.get(model)
@@ -42,7 +43,7 @@ def _handle_of(model: ExplicitModel) -> StormHandle:
     return handle
 
 
-def _matrix(P: sp.csr_matrix, row_groups: np.ndarray | None, value_type=float, values: Sequence | None = None):
+def sparse_matrix(P: sp.csr_matrix, row_groups: np.ndarray | None, value_type=float, values: Sequence | None = None):
     """A stormpy SparseMatrix from CSR arrays (rows in order, columns ascending within a row)."""
     n_rows, n_cols = P.shape
     grouped = row_groups is not None
@@ -58,7 +59,8 @@ def _matrix(P: sp.csr_matrix, row_groups: np.ndarray | None, value_type=float, v
     return builder.build(n_rows, n_cols)
 
 
-def _labeling(labels: Mapping[str, np.ndarray], initial: int, n: int):
+def state_labeling(labels: Mapping[str, np.ndarray], initial: int, n: int):
+    """Storm's state labelling of ``n`` states: ``init`` at ``initial`` and each label at its mask."""
     labeling = StateLabeling(n)
     labeling.add_label("init")
     labeling.add_label_to_state("init", initial)
@@ -86,14 +88,15 @@ def _model_from_arrays(model: ExplicitModel):
                          rewards, model.initial_state, "MDP", (model.action_names, model.choice_actions))
 
 
-def _rational(x) -> Any:
+def storm_rational(x) -> Any:
+    """A Storm rational of a Fraction, or of the exact value of a float."""
     return stormpy.Rational(x if isinstance(x, Fraction) else Fraction(repr(float(x))))
 
 
-def _exact_storm_model(model: ExplicitModel):
+def exact_storm_model(model: ExplicitModel):
     """Storm's build of the model over ``stormpy.Rational`` (cached); same states and choices as the float build,
     transition rewards lifted to their exact expectation per choice as in the float build."""
-    handle = _handle_of(model)
+    handle = handle_of(model)
     if handle.exact_model is None:
         if handle.description is None:
             raise StormcfError(f"{model.source}: exact arithmetic needs a model given as a PRISM or JANI file")
@@ -128,10 +131,10 @@ def _reward_parts(exact, name: str) -> tuple[list[Fraction] | None, list[Fractio
 def _exact_lifted_rewards(model: ExplicitModel, name: str, values: Sequence[Fraction]):
     """The reward model ``name`` over rationals, transition rewards as Σ_s' P(s,a,s')·r(s,a,s') per choice."""
     per_choice = expected_choice_rewards_exact(model, name, values)
-    kwargs = {"optional_state_action_reward_vector": [_rational(x) for x in per_choice]}
+    kwargs = {"optional_state_action_reward_vector": [storm_rational(x) for x in per_choice]}
     state = exact_state_rewards(model, name)
     if state is not None:
-        kwargs["optional_state_reward_vector"] = [_rational(x) for x in state]
+        kwargs["optional_state_reward_vector"] = [storm_rational(x) for x in state]
     return SparseRewardModel[stormpy.Rational](**kwargs)
 
 
@@ -140,11 +143,11 @@ def _exact_reward_parts(model: ExplicitModel, name: str) -> tuple[list[Fraction]
     have): Storm's rational build's for a model given as a PRISM or JANI file (a reward ``1/3`` is 1/3), else each
     float read as the shortest decimal that prints it."""
     rm = model.rewards[name]
-    handle = _handle_of(model)
+    handle = handle_of(model)
     if handle.description is None:
         return tuple(None if a is None else [Fraction(repr(float(x))) for x in a.tolist()]    # type: ignore
                      for a in (rm.state, rm.choice))
-    exact = _exact_storm_model(model)
+    exact = exact_storm_model(model)
     if name not in handle.exact_rewards:
         handle.exact_rewards[name] = _reward_parts(exact, name)
     return handle.exact_rewards[name]
@@ -176,13 +179,13 @@ def exact_transition_values(model: ExplicitModel) -> tuple[Fraction, ...]:
     For a model Storm built from a PRISM/JANI description, the model is rebuilt over ``stormpy.Rational`` (so
     ``0.4`` is exactly 2/5); otherwise each float is read as the shortest decimal that prints it.
     """
-    handle = _handle_of(model)
+    handle = handle_of(model)
     if handle.exact_values is None:
         if handle.description is None:
             handle.exact_values = tuple(Fraction(repr(float(x))) for x in model.transitions.data)
         else:
             cols, values = [], []
-            for e in _exact_storm_model(model).transition_matrix:
+            for e in exact_storm_model(model).transition_matrix:
                 cols.append(e.column)
                 values.append(Fraction(str(e.value)))
             if not np.array_equal(np.array(cols, dtype=np.int64), model.transitions.indices):
@@ -214,12 +217,12 @@ def interval_mdp(lower: sp.csr_matrix, upper: sp.csr_matrix, row_groups: np.ndar
     if construction != "builder":
         raise StormcfError(f"unknown interval MDP construction {construction!r}: use 'umb' or 'builder'")
     intervals = [stormpy.Interval(lo, hi) for lo, hi in zip(lower.data.tolist(), upper.data.tolist())]
-    matrix = _matrix(lower, np.asarray(row_groups), stormpy.Interval, intervals)
+    matrix = sparse_matrix(lower, np.asarray(row_groups), stormpy.Interval, intervals)
     rewards = {name: SparseRewardModel[stormpy.Interval](
         optional_state_action_reward_vector=[stormpy.Interval(x) for x in np.asarray(r, dtype=float).tolist()])
         for name, r in choice_rewards.items()}
     comps = SparseModelComponents[stormpy.Interval](transition_matrix=matrix,
-                                                    state_labeling=_labeling(labels, initial, n),
+                                                    state_labeling=state_labeling(labels, initial, n),
                                                     reward_models=rewards)
     return SparseMdp[stormpy.Interval](comps)
 
@@ -304,7 +307,7 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict,
         try:
             return stormpy.build_model_from_umb(str(path))
         except Exception as err:
-            raise StormcfError(f"Storm cannot read the {what} stormcf wrote: {_storm_message(err)}") from None
+            raise StormcfError(f"Storm cannot read the {what} stormcf wrote: {storm_message(err)}") from None
 
 
 def _write_tar(path: Path, files: Mapping[str, bytes | np.ndarray]) -> None:

@@ -28,8 +28,9 @@ from stormpy.models import SparseDtmc, SparseMdp, SparseModelComponents, SparseR
 from ..errors import PropertyError, StormcfError
 from ..model import ExplicitModel
 from ..properties import FILTER_KINDS, Property, relative_error
-from .build import _exact_storm_model, _handle_of, _labeling, _matrix, _rational, dtmc, exact_state_rewards
-from .handle import _mask, _storm_message, labelled_model
+from .build import (dtmc, exact_state_rewards, exact_storm_model, handle_of, sparse_matrix, state_labeling,
+                    storm_rational)
+from .handle import bitvector_mask, labelled_model, storm_message
 from .isolate import Engine, first_answer, isolated
 from .rewards import refuse_unsound
 
@@ -111,7 +112,7 @@ class FilterResult:
     undecided: str = ""
 
 
-def _environment(exact: bool, method: str = OPTIMISTIC):
+def storm_environment(exact: bool, method: str = OPTIMISTIC):
     if exact:
         return stormpy.environments.exact()
     if method == SPARSE_LU:
@@ -166,7 +167,7 @@ def fallback_after(n_transitions: int) -> float:
 def check(model: ExplicitModel, prop: Property) -> CheckResult:
     """Model-check a property on the model itself (an MDP needs ``min``/``max``; Storm says so otherwise)."""
     require_checkable(model, prop)
-    storm_model = labelled_model(_handle_of(model), prop.labels)
+    storm_model = labelled_model(handle_of(model), prop.labels)
     return _first(model, prop, lambda method: _check_storm(storm_model, model, prop, False, method),
                   Engine(EXACT, lambda: _exact_check(model, prop)))
 
@@ -197,7 +198,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
     properties are answered as Storm answers them, for the initial state only (``values`` holds NaN elsewhere)."""
     require_checkable(model, prop)
     method = method or (EXACT if exact else float_method(prop))
-    env = _environment(exact, method)
+    env = storm_environment(exact, method)
     if prop.filter is not None:
         return replace(_check_filtered(storm_model, model, prop, env, exact, method), method=method)
     formula = prop.storm.get_raw_formula()
@@ -207,7 +208,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
         holds = None
         if prop.operator is None:
             result = stormpy.model_checking(storm_model, formula, environment=env)
-            return CheckResult(None, None, _mask(result.get_truth_values_vector(), n), method)
+            return CheckResult(None, None, bitvector_mask(result.get_truth_values_vector(), n), method)
         if prop.has_bound:
             if not exact and storm_decides(prop):
                 qualitative = stormpy.model_checking(storm_model, formula, environment=env,
@@ -216,7 +217,7 @@ def _check_storm(storm_model, model: ExplicitModel, prop: Property, exact: bool,
             formula = _without_bound(storm_model, prop)
         result = stormpy.model_checking(storm_model, formula, environment=env, only_initial_states=initial_only)
     except Exception as err:
-        raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+        raise PropertyError(f"Storm cannot check {prop.text} here: {storm_message(err)}") from None
     if result.is_pareto_curve_check_result() or not result.is_quantitative():
         raise PropertyError(f"Storm's answer to {prop.text} is not a number (e.g. a multi-dimensional quantile); "
                             f"stormcf reports numbers only")
@@ -257,11 +258,11 @@ def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exac
     try:
         result = stormpy.model_checking(storm_model, prop.storm.get_raw_formula(), environment=env)
         states = stormpy.model_checking(storm_model, prop.filter.storm, environment=env)
-        indices = np.flatnonzero(_mask(states.get_truth_values_vector(), model.n_states))
+        indices = np.flatnonzero(bitvector_mask(states.get_truth_values_vector(), model.n_states))
         if not indices.size and kind in ("max", "min", "avg"):
             raise PropertyError(f"{prop.text}: no state satisfies {prop.filter.states}, and the {kind} of no value "
                                 f"is not defined")
-        truth = None if result.is_quantitative() else _mask(result.get_truth_values_vector(), model.n_states)
+        truth = None if result.is_quantitative() else bitvector_mask(result.get_truth_values_vector(), model.n_states)
         result.filter(states)
         if result.is_quantitative():
             if FILTER_KINDS[kind] == "truth":
@@ -288,7 +289,7 @@ def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exac
     except PropertyError:
         raise
     except Exception as err:
-        raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+        raise PropertyError(f"Storm cannot check {prop.text} here: {storm_message(err)}") from None
 
 
 def _undecided_in(storm_model, prop: Property, env, states: np.ndarray, method: str) -> tuple[np.ndarray, str]:
@@ -332,7 +333,7 @@ def require_checkable(model: ExplicitModel, prop: Property) -> None:
 
 def _truth_values(result, n: int, initial: int, initial_only: bool) -> np.ndarray:
     if not initial_only:
-        return _mask(result.get_truth_values_vector(), n)
+        return bitvector_mask(result.get_truth_values_vector(), n)
     holds = np.zeros(n, dtype=bool)
     holds[initial] = bool(result[initial])
     return holds
@@ -397,17 +398,17 @@ def _exact_model_of_arrays(P: sp.csr_matrix, row_groups: np.ndarray | None, labe
                            choice_rewards: Mapping[str, Sequence | np.ndarray]):
     """A Storm model over ``stormpy.Rational`` with the structure of ``P`` (a DTMC, or an MDP with ``row_groups``),
     the values ``exact_P`` (aligned with ``P.data``) and reward models of per-state and per-choice rewards."""
-    matrix = _matrix(P, row_groups, stormpy.Rational, [_rational(x) for x in exact_P])
+    matrix = sparse_matrix(P, row_groups, stormpy.Rational, [storm_rational(x) for x in exact_P])
     reward_models = {}
     for name in set(state_rewards) | set(choice_rewards):
         kwargs = {}
         if name in state_rewards:
-            kwargs["optional_state_reward_vector"] = [_rational(x) for x in state_rewards[name]]
+            kwargs["optional_state_reward_vector"] = [storm_rational(x) for x in state_rewards[name]]
         if name in choice_rewards:
-            kwargs["optional_state_action_reward_vector"] = [_rational(x) for x in choice_rewards[name]]
+            kwargs["optional_state_action_reward_vector"] = [storm_rational(x) for x in choice_rewards[name]]
         reward_models[name] = SparseRewardModel[stormpy.Rational](**kwargs)
     comps = SparseModelComponents[stormpy.Rational](transition_matrix=matrix,
-                                                    state_labeling=_labeling(labels, initial, P.shape[1]),
+                                                    state_labeling=state_labeling(labels, initial, P.shape[1]),
                                                     reward_models=reward_models)
     return (SparseDtmc if row_groups is None else SparseMdp)[stormpy.Rational](comps)
 
@@ -427,9 +428,9 @@ def exact_optimal_choices(model: ExplicitModel, exact_P: Sequence[Fraction], pro
                                            model.initial_state, exact_P, {}, choice_rewards or {})
         try:
             result = stormpy.model_checking(storm_mdp, prop.storm.get_raw_formula(), extract_scheduler=True,
-                                            environment=_environment(True))
+                                            environment=storm_environment(True))
         except Exception as err:
-            raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+            raise PropertyError(f"Storm cannot check {prop.text} here: {storm_message(err)}") from None
         values = tuple(_fraction(v) for v in result.get_value_vector())
         return values, _scheduler_rows(model, storm_mdp, result, prop.text)
     return isolated(compute, f"computing {prop.text} exactly")
@@ -442,8 +443,8 @@ def check_exact(model: ExplicitModel, prop: Property) -> CheckResult:
 
 
 def _exact_check(model: ExplicitModel, prop: Property) -> CheckResult:
-    _exact_storm_model(model)
-    return _check_storm(labelled_model(_handle_of(model), prop.labels, exact=True), model, prop, exact=True)
+    exact_storm_model(model)
+    return _check_storm(labelled_model(handle_of(model), prop.labels, exact=True), model, prop, exact=True)
 
 
 # ================================================================================================== reachability
@@ -455,7 +456,7 @@ def _reachability(model: ExplicitModel, target: np.ndarray, direction: str) -> t
     """The Storm model to check ``P.. [F target]`` on, and that property: a label of the model itself when one
     holds exactly on ``target``, else the bridge's copy with :data:`TARGET_LABEL` set to ``target``."""
     op = "P" if model.model_type == "dtmc" else ("Pmin" if direction == "min" else "Pmax")
-    handle = _handle_of(model)
+    handle = handle_of(model)
     for name, mask in model.labels.items():      # expression labels such as "(s = 8)" cannot be quoted in a property
         if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and np.array_equal(mask, target):
             return handle.model, f'{op}=? [F "{name}"]'
@@ -473,9 +474,9 @@ def reach_values(model: ExplicitModel, target: np.ndarray, direction: str, sched
     def compute():
         try:
             result = stormpy.model_checking(storm_model, stormpy.parse_property(text), extract_scheduler=scheduler,
-                                            environment=_environment(False))
+                                            environment=storm_environment(False))
         except Exception as err:
-            raise StormcfError(f"Storm failed on {text}: {_storm_message(err)}") from None
+            raise StormcfError(f"Storm failed on {text}: {storm_message(err)}") from None
         values = np.array(result.get_value_vector(), dtype=float)
         return values, (_scheduler_rows(model, storm_model, result, text) if scheduler else None)
     return isolated(compute, f"computing {text}")
@@ -549,16 +550,16 @@ def _scheduler_rows(model: ExplicitModel, storm_model, result, what: str) -> np.
 def optimal_choices(model: ExplicitModel, prop: Property) -> SchedulerChoices:
     """Storm's optimal values of ``prop`` and an optimal memoryless scheduler for it (:class:`SchedulerChoices`)."""
     require_checkable(model, prop)
-    storm_model = labelled_model(_handle_of(model), prop.labels)
+    storm_model = labelled_model(handle_of(model), prop.labels)
     formula = _without_bound(storm_model, prop) if prop.has_bound else prop.storm.get_raw_formula()
 
     def compute() -> SchedulerChoices:
         try:
             result = stormpy.model_checking(storm_model, formula, extract_scheduler=True,
-                                            environment=_environment(False),
+                                            environment=storm_environment(False),
                                             only_initial_states=prop.initial_state_only)
         except Exception as err:
-            raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+            raise PropertyError(f"Storm cannot check {prop.text} here: {storm_message(err)}") from None
         if not result.has_scheduler():
             raise PropertyError(f"Storm gives no memoryless scheduler for {prop.text} (bounded properties need "
                                 f"memory)")
@@ -571,7 +572,7 @@ def prob01_states(model: ExplicitModel, target: np.ndarray, direction: str) -> t
     """Storm's graph analysis: the states with Pmin/Pmax(F target) = 0 and = 1."""
     storm_model, text = _reachability(model, target, direction)
     zero, one = stormpy.analysis.compute_prob01_states(storm_model, stormpy.parse_property(text))
-    return _mask(zero, model.n_states), _mask(one, model.n_states)
+    return bitvector_mask(zero, model.n_states), bitvector_mask(one, model.n_states)
 
 
 
@@ -589,7 +590,7 @@ def check_interval_mdp(imdp, formula: str, resolution: str = "ROBUST") -> np.nda
             result = stormpy.model_checking(imdp, stormpy.parse_properties(formula)[0], environment=env,
                                             uncertainty_resolution_mode=mode)
         except Exception as err:
-            raise StormcfError(f"Storm cannot check {formula} on the interval MDP: {_storm_message(err)}") from None
+            raise StormcfError(f"Storm cannot check {formula} on the interval MDP: {storm_message(err)}") from None
         return np.array(result.get_value_vector(), dtype=float)
     return isolated(compute, f"checking {formula} on the interval MDP")
 

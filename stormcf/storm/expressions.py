@@ -15,9 +15,10 @@ from typing import Mapping
 
 import numpy as np
 import stormpy
+from stormpy.developer import storage as _storage
 
 from ..errors import PropertyError
-from .precheck import _short, check_expression_text
+from .precheck import check_expression_text, shortened
 
 
 #: formulas whose parts stormpy does not expose (only their printed form): Boolean combinations of state formulas,
@@ -60,9 +61,22 @@ def missing_label(message: str) -> str | None:
     return match.group(1) if match else None
 
 
+def constant_values(description) -> dict[str, Fraction]:
+    """The values of the defined constants of a PRISM program (for :mod:`.precheck`); empty for other models."""
+    values = {}
+    if isinstance(description, _storage.PrismProgram):
+        for constant in description.constants:
+            if not constant.defined:
+                continue
+            try:
+                values[constant.name] = Fraction(str(constant.definition.evaluate_as_rational()))
+            except Exception:                  # a Boolean constant, or one Storm does not evaluate: skipped
+                continue
+    return values
+
+
 def parse_expression(description, text: str):
     """A PRISM expression over the model's variables (and constants), parsed by Storm."""
-    from .formulas import constant_values
     check_expression_text(text, constant_values(description))     # what would crash Storm's parser
     manager = description.expression_manager
     parser = stormpy.expressions.ExpressionParser(manager)
@@ -70,7 +84,7 @@ def parse_expression(description, text: str):
     try:
         return parser.parse_from_string(text, False)
     except Exception as err:
-        raise PropertyError(f"cannot parse the expression {_short(text)}: {err}") from None
+        raise PropertyError(f"cannot parse the expression {shortened(text)}: {err}") from None
 
 
 #: Boolean connectives combined with numpy over their operands' masks (their operands are evaluated by Storm)
@@ -108,7 +122,7 @@ def _evaluate_atom(expression, valuations: Mapping[str, np.ndarray], n: int, kin
     missing = [v.name for v in variables if v.name not in valuations]
     if missing:
         known = ", ".join(valuations) or "none"
-        raise PropertyError(f"expression {_short(str(expression))}: '{missing[0]}' is not a state variable of the "
+        raise PropertyError(f"expression {shortened(str(expression))}: '{missing[0]}' is not a state variable of the "
                             f"model (variables: {known})")
     if not variables:
         return np.full(n, _value(expression, kind), dtype=kind)
@@ -147,4 +161,4 @@ def _value(expression, kind: type):
     try:
         return expression.evaluate_as_bool() if kind is bool else expression.evaluate_as_double()
     except RuntimeError as err:
-        raise PropertyError(f"Storm cannot evaluate the expression {_short(str(expression))}: {err}") from None
+        raise PropertyError(f"Storm cannot evaluate the expression {shortened(str(expression))}: {err}") from None

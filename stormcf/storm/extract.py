@@ -20,11 +20,11 @@ from stormpy.models import SparseRewardModel
 from ..errors import ModelError, OutputError, StormcfError
 from ..interrupt import temporary_directory
 from ..model import ExplicitModel, RewardModel
-from .handle import StormHandle, _mask, _storm_message, copy_model
+from .handle import StormHandle, bitvector_mask, copy_model, storm_message
 from .rewards import transition_rewards
 
 
-def _arrays_by_umb(model) -> dict:
+def arrays_by_umb(model) -> dict:
     """Transition matrix, labels, rewards and action names of a sparse model through Storm's UMB export.
 
     The large arrays are memory-mapped from the archive Storm wrote, not copied: the mapping outlives the removed
@@ -37,7 +37,7 @@ def _arrays_by_umb(model) -> dict:
         try:
             _sio.export_to_umb(model, str(file), options=options)
         except Exception as err:                   # a full disk or a file-size limit in the temporary folder
-            raise scratch_error(_storm_message(err), file) from None
+            raise scratch_error(storm_message(err), file) from None
         with tarfile.open(file) as tar:
             return _decode_umb(tar, model)
 
@@ -105,8 +105,8 @@ def _decode_umb(tar: tarfile.TarFile, model) -> dict:
     return arrays
 
 
-def _arrays_by_iteration(model) -> dict:
-    """The same arrays as :func:`_arrays_by_umb`, read entry by entry through the stormpy API (slow; for tests)."""
+def arrays_by_iteration(model) -> dict:
+    """The same arrays as :func:`arrays_by_umb`, read entry by entry through the stormpy API (slow; for tests)."""
     M, n = model.transition_matrix, model.nr_states
     indptr, cols, vals = [0], [], []
     for r in range(M.nr_rows):
@@ -116,7 +116,7 @@ def _arrays_by_iteration(model) -> dict:
         indptr.append(len(cols))
     row_groups = (np.array(list(model.nondeterministic_choice_indices), dtype=np.int64)
                   if model.model_type == stormpy.models.ModelType.MDP else np.arange(n + 1))
-    labels = {name: _mask(model.labeling.get_states(name), n)
+    labels = {name: bitvector_mask(model.labeling.get_states(name), n)
               for name in model.labeling.get_labels() if name != "init"}
     names, choice_actions = [""], np.zeros(model.nr_choices, dtype=np.int64)
     if model.has_choice_labeling():
@@ -143,7 +143,7 @@ def _arrays_by_iteration(model) -> dict:
 
 
 
-def _valuations(model, description=None) -> dict[str, np.ndarray]:
+def valuation_arrays(model, description=None) -> dict[str, np.ndarray]:
     """The state variables' values in every state. JANI's transient variables (labels, rewards) are not state
     variables and are left out."""
     if not model.has_state_valuations():
@@ -176,13 +176,15 @@ class Build:
     unlabelled: set = field(default_factory=set)
 
 
-def _explicit_model(build: Build, arrays: dict, source: str, naming: str) -> ExplicitModel:
+def explicit_model(build: Build, arrays: dict, source: str, naming: str) -> ExplicitModel:
+    """The explicit model of a Storm build from its arrays (:func:`arrays_by_umb`), with the state valuations and
+    the PRISM transition rewards Storm could not build."""
     handle = build.handle
     model = handle.model
     initial = arrays["initial"]
     if len(initial) != 1:
         raise ModelError(f"{source}: stormcf needs exactly one initial state, the model has {len(initial)}")
-    valuations = _valuations(model, handle.description)
+    valuations = valuation_arrays(model, handle.description)
     rewards = {name: dict(parts) for name, parts in arrays["rewards"].items()}
     for name, items in build.transition_items.items():
         rewards.setdefault(name, {})["transition"] = transition_rewards(

@@ -18,9 +18,9 @@ from stormpy.developer import storage as _storage
 from ..errors import PropertyError
 from ..model import ExplicitModel
 from ..properties import FILTER_KINDS, Property, PropertyFilter, split_name
-from .build import _handle_of
-from .expressions import evaluate, expression_labels, missing_label, parse_expression
-from .handle import StormHandle, _mask, _storm_message, labelled_model
+from .build import handle_of
+from .expressions import constant_values, evaluate, expression_labels, missing_label, parse_expression
+from .handle import StormHandle, bitvector_mask, labelled_model, storm_message
 from .precheck import check_property_text
 
 _OPERATORS = {"ProbabilityOperatorFormula": "P", "RewardOperatorFormula": "R", "TimeOperatorFormula": "T",
@@ -38,7 +38,7 @@ _FILTER_PHRASES = {"the maximum": "max", "the minimum": "min", "the minumum": "m
                    "the values": "values"}
 
 
-def _parse_storm_properties(description, properties: Iterable[str]) -> list:
+def parse_storm_properties(description, properties: Iterable[str]) -> list:
     props = []
     constants = constant_values(description)
     for text in properties:
@@ -47,7 +47,7 @@ def _parse_storm_properties(description, properties: Iterable[str]) -> list:
             parsed = (stormpy.parse_properties(text, description) if description is not None
                       else stormpy.parse_properties(text))
         except Exception as err:
-            raise PropertyError(f"cannot parse property '{text}': {_storm_message(err)}") from None
+            raise PropertyError(f"cannot parse property '{text}': {storm_message(err)}") from None
         if not parsed:
             raise PropertyError(f"no property in '{text}'")
         if isinstance(description, _storage.PrismProgram):
@@ -59,20 +59,6 @@ def _parse_storm_properties(description, properties: Iterable[str]) -> list:
                                         f"(labels: {', '.join(sorted(known - {'init', 'deadlock'})) or 'none'})")
         props.extend(parsed)
     return props
-
-
-def constant_values(description) -> dict[str, Fraction]:
-    """The values of the defined constants of a PRISM program (for :mod:`.precheck`); empty for other models."""
-    values = {}
-    if isinstance(description, _storage.PrismProgram):
-        for constant in description.constants:
-            if not constant.defined:
-                continue
-            try:
-                values[constant.name] = Fraction(str(constant.definition.evaluate_as_rational()))
-            except Exception:                  # a Boolean constant, or one Storm does not evaluate: skipped
-                continue
-    return values
 
 
 def _quoted_labels(formula: str) -> list[str]:
@@ -90,8 +76,8 @@ def parse_property(model: ExplicitModel, text: str, filters: bool = False) -> Pr
     Raises :class:`PropertyError` for syntax errors, unknown labels, unknown reward models and expressions over
     names that are not state variables.
     """
-    handle = _handle_of(model)
-    storm_property = _parse_storm_properties(handle.description, [text])
+    handle = handle_of(model)
+    storm_property = parse_storm_properties(handle.description, [text])
     if len(storm_property) != 1:
         raise PropertyError(f"expected one property, got {len(storm_property)} in '{text}'")
     storm_property = storm_property[0]
@@ -136,7 +122,7 @@ def _filtered(model: ExplicitModel, handle: StormHandle, prop: Property, kind: s
     if prop.operator in ("multi", "quantile") or prop.initial_state_only:
         raise PropertyError(f"{text}: Storm answers {prop.text} for the initial state only; it cannot be "
                             f"filtered over other states")
-    formula = _parse_storm_properties(handle.description, [states])[0].get_raw_formula()
+    formula = parse_storm_properties(handle.description, [states])[0].get_raw_formula()
     labels, probes = expression_labels(formula, model.valuations, model.n_states)
     labels = {**prop.labels, **labels}
     for probe in probes:
@@ -155,7 +141,7 @@ def _probe_labels(model: ExplicitModel, handle: StormHandle, formula, labels: di
             stormpy.model_checking(labelled_model(handle, labels), formula, only_initial_states=True)
             return labels
         except Exception as err:
-            name = missing_label(_storm_message(err))
+            name = missing_label(storm_message(err))
             if name is None or name in labels or handle.description is None:
                 return labels
             labels[name] = evaluate(parse_expression(handle.description, name), model.valuations, model.n_states)
@@ -242,5 +228,5 @@ def _state_formula_mask(handle: StormHandle, formula, printed: str, labels: dict
     try:
         result = stormpy.model_checking(labelled_model(handle, labels), formula)
     except Exception as err:
-        raise PropertyError(f"property {printed}: {_storm_message(err)}") from None
-    return _mask(result.get_truth_values_vector(), handle.model.nr_states)
+        raise PropertyError(f"property {printed}: {storm_message(err)}") from None
+    return bitvector_mask(result.get_truth_values_vector(), handle.model.nr_states)

@@ -81,7 +81,7 @@ def set_labels(labeling, labels: Mapping[str, np.ndarray], n: int) -> None:
         labeling.set_states(name, BitVector(n, np.flatnonzero(mask).tolist()))
 
 
-def _storm_message(text: str | BaseException) -> str:
+def storm_message(text: str | BaseException) -> str:
     """Storm's message without the exception class prefix, on one line. Storm running out of memory
     (``std::bad_alloc``, a :class:`MemoryError` in Python, or Storm's own "out of memory") is no message about the
     input: it is raised as a :class:`MemoryError`, for the caller (the command line) to report as such."""
@@ -91,7 +91,8 @@ def _storm_message(text: str | BaseException) -> str:
     return " ".join(text.split())
 
 
-def _mask(bitvector, n: int) -> np.ndarray:
+def bitvector_mask(bitvector, n: int) -> np.ndarray:
+    """The states of a Storm bit vector as a boolean mask over ``n`` states."""
     mask = np.zeros(n, dtype=bool)
     mask[np.fromiter(iter(bitvector), dtype=np.int64)] = True
     return mask

@@ -14,9 +14,9 @@ from ..errors import ConstantsError, ModelError
 from ..examples import resolve_file
 from ..limits import STORM_BUILD_HEADROOM, THREAD_STACK, require_headroom
 from ..model import ExplicitModel
-from .extract import Build, _arrays_by_iteration, _arrays_by_umb, _explicit_model
+from .extract import Build, arrays_by_iteration, arrays_by_umb, explicit_model
 from . import precheck
-from .handle import StormHandle, _storm_message
+from .handle import StormHandle, storm_message
 from .isolate import in_thread
 from .rewards import transition_reward_items
 
@@ -65,8 +65,8 @@ def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, nam
             raise ConstantsError(f"{name}: DRN files have no constants")
         build = Build(_build_drn(file, name))
     else:
-        _precheck(file, suffix, name, constants)
-        description = _parse_description(file, suffix, name)
+        precheck_file(file, suffix, name, constants)
+        description = parse_description(file, suffix, name)
         if suffix != ".jani":
             _check_declarations(_instantiate(description, constants, name), file, name)
             description = description.simplify().simplify()     # what Storm's parser does by default
@@ -74,9 +74,9 @@ def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, nam
         timings["parse"], tick = time.perf_counter() - tick, time.perf_counter()
         build = _build(description, name, file.read_bytes().decode("utf-8", "replace") if suffix != ".jani" else "")
     timings["build"], tick = time.perf_counter() - tick, time.perf_counter()
-    arrays = _arrays_by_umb(build.handle.model) if extraction == "umb" else _arrays_by_iteration(build.handle.model)
-    source = Path(name).name + (f" ({_constants_text(constants)})" if constants else "")
-    model = _explicit_model(build, arrays, source, naming)
+    arrays = arrays_by_umb(build.handle.model) if extraction == "umb" else arrays_by_iteration(build.handle.model)
+    source = Path(name).name + (f" ({constants_text(constants)})" if constants else "")
+    model = explicit_model(build, arrays, source, naming)
     timings["extract"] = time.perf_counter() - tick
     build.handle.timings.update(timings)
     return model
@@ -88,10 +88,10 @@ def load_timings(model: ExplicitModel) -> dict[str, float]:
     return dict(model.storm.timings) if isinstance(model.storm, StormHandle) else {}
 
 
-def _precheck(file: Path, suffix: str, name: str, constants: str | Mapping[str, Any] | None) -> None:
+def precheck_file(file: Path, suffix: str, name: str, constants: str | Mapping[str, Any] | None) -> None:
     """Refuse what would crash Storm's parser (:mod:`.precheck`): a division by a constant zero in the file or in the
     constants' values, nesting too deep."""
-    given = precheck.split_constants(_constants_text(constants))
+    given = precheck.split_constants(constants_text(constants))
     try:
         text = file.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -103,7 +103,7 @@ def _precheck(file: Path, suffix: str, name: str, constants: str | Mapping[str, 
         precheck.check_model_text(text, name, given)
 
 
-def _parse_description(file: Path, suffix: str, name: str):
+def parse_description(file: Path, suffix: str, name: str):
     try:
         if suffix == ".jani":
             jani, _ = stormpy.parse_jani_model(str(file))
@@ -164,11 +164,11 @@ def _parse_error_message(path: str, err: Exception) -> str:
     if m:
         return f"{path}:{m.group(1)}:{m.group(2)}: syntax error: {m.group(3).strip()}"
     m = re.search(r"in line (\d+)", text)
-    first = _storm_message(text)
+    first = storm_message(text)
     return f"{path}:{m.group(1)}: {first}" if m else f"{path}: {first}"
 
 
-def _constants_text(constants: str | Mapping[str, Any] | None) -> str:
+def constants_text(constants: str | Mapping[str, Any] | None) -> str:
     if constants is None:
         return ""
     if isinstance(constants, str):
@@ -177,12 +177,12 @@ def _constants_text(constants: str | Mapping[str, Any] | None) -> str:
 
 
 def _instantiate(description, constants, path: str):
-    text = _constants_text(constants)
+    text = constants_text(constants)
     if text:
         try:
             description, _ = stormpy.instantiate_constants(description, text)
         except Exception as err:
-            raise ConstantsError(f"{path}: {_storm_message(err)}") from None
+            raise ConstantsError(f"{path}: {storm_message(err)}") from None
     undefined = [c.name for c in description.constants if not c.defined]
     if undefined:
         raise ConstantsError(f"{path}: undefined constants {', '.join(undefined)}; "
@@ -221,7 +221,7 @@ def _build(description, path: str, text: str = "") -> Build:
     try:
         model = stormpy.build_model(description, options=builder_options())
     except Exception as err:
-        raise ModelError(f"{path}: {_storm_message(err)}") from None
+        raise ModelError(f"{path}: {storm_message(err)}") from None
     _require_supported_type(model.model_type.name, path)
     return Build(StormHandle(description, model), items, unlabelled)
 
@@ -246,7 +246,7 @@ def _build_drn(file: Path, path: str) -> StormHandle:
     try:
         model = stormpy.build_model_from_drn(str(file), options=options)
     except Exception as err:
-        raise ModelError(f"{path}: {_storm_message(err)}") from None
+        raise ModelError(f"{path}: {storm_message(err)}") from None
     _require_supported_type(model.model_type.name, path)
     return StormHandle(None, model)
 

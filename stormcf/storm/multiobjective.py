@@ -33,9 +33,9 @@ import stormpy
 from ..errors import PropertyError
 from ..model import ExplicitModel
 from ..properties import Property
-from .build import _handle_of
+from .build import handle_of
 from .formulas import parse_property
-from .handle import _storm_message, labelled_model
+from .handle import labelled_model, storm_message
 from .isolate import isolated
 from .rewards import refuse_unsound
 
@@ -120,7 +120,7 @@ def check_multiobjective(model: ExplicitModel, prop: Property | str,
     kind = {0: "achievability", 1: "numerical"}.get(len(quantitative), "pareto")
     env = stormpy.environments.Environment()
     env.modelchecker().multi().precision = stormpy.Rational(repr(float(precision)))
-    storm_model = labelled_model(_handle_of(model), prop.labels)
+    storm_model = labelled_model(handle_of(model), prop.labels)
     directions = tuple(o.optimization or "max" for o in quantitative)
     common = dict(property=prop.text, kind=kind, objectives=tuple(o.text for o in quantitative),
                   directions=directions, precision=float(precision))
@@ -130,7 +130,7 @@ def check_multiobjective(model: ExplicitModel, prop: Property | str,
         try:
             result = stormpy.model_checking(storm_model, prop.storm.get_raw_formula(), environment=env)
         except Exception as err:
-            raise PropertyError(f"Storm cannot check {prop.text} here: {_storm_message(err)}") from None
+            raise PropertyError(f"Storm cannot check {prop.text} here: {storm_message(err)}") from None
         seconds = time.perf_counter() - start
         s0 = model.initial_state
         if kind == "achievability":

@@ -52,12 +52,12 @@ from ..errors import ConstantsError, ModelError, ParameterError, PropertyError, 
 from ..examples import resolve_file
 from ..limits import STORM_BUILD_HEADROOM, THREAD_STACK, require_headroom
 from ..run import Run
-from .check import PRECISION, SOUND, _environment
-from .extract import _valuations
-from .formulas import _parse_storm_properties
-from .handle import _storm_message
+from .check import PRECISION, SOUND, storm_environment
+from .extract import valuation_arrays
+from .formulas import parse_storm_properties
+from .handle import storm_message
 from .isolate import Worker, in_thread, isolated
-from .load import _constants_text, _parse_description, _precheck
+from .load import constants_text, parse_description, precheck_file
 
 _developer = _pars.developer
 _cln = stormpy.numbers.developer.cln
@@ -120,14 +120,14 @@ def load_parametric(path: str | Path, constants: str | Mapping[str, Any] | None 
     if suffix not in PARAMETRIC_SUFFIXES:
         raise ModelError(f"{name}: a parametric model is a PRISM program (.prism, .pm, .nm) whose undefined "
                          f"constants are the parameters, not a {suffix or 'file without extension'}")
-    _precheck(file, suffix, name, constants)
-    text = _constants_text(constants)
-    program = _parse_description(file, suffix, name)
+    precheck_file(file, suffix, name, constants)
+    text = constants_text(constants)
+    program = parse_description(file, suffix, name)
     if text:
         try:
             program, _ = stormpy.instantiate_constants(program, text)
         except Exception as err:
-            raise ConstantsError(f"{name}: {_storm_message(err)}") from None
+            raise ConstantsError(f"{name}: {storm_message(err)}") from None
     undefined = [c for c in program.constants if not c.defined]
     others = [c.name for c in undefined if not c.type.is_rational]
     if others:
@@ -140,7 +140,7 @@ def load_parametric(path: str | Path, constants: str | Mapping[str, Any] | None 
 
 
 def _build(owner: ParametricModel, bounds: tuple[str, ...]) -> "ParametricBuild":
-    properties = _parse_storm_properties(owner.program, bounds)
+    properties = parse_storm_properties(owner.program, bounds)
     formulas = tuple(p.get_raw_formula() for p in properties)
     for text, formula in zip(bounds, formulas):
         _require_bounded(text, formula)
@@ -150,7 +150,7 @@ def _build(owner: ParametricModel, bounds: tuple[str, ...]) -> "ParametricBuild"
     try:
         model = stormpy.build_model[stormpy.RationalFunction](owner.program, options=options)
     except Exception as err:
-        message = _storm_message(err)
+        message = storm_message(err)
         if "bad_any_cast" in message:           # Storm's words for min, max, log, ... of a parameter
             message = "an expression of the parameters that is not a rational function of them (min, max, log, ...)"
         raise ModelError(f"{owner.source}: Storm's parametric engine cannot build it: {message}") from None
@@ -221,7 +221,7 @@ class ParametricBuild:
 
     def valuations(self) -> dict[str, np.ndarray]:
         """The state variables' values in every state (to match states with another build of the program)."""
-        return _valuations(self.model)
+        return valuation_arrays(self.model)
 
     # ------------------------------------------------------------------------------------------ functions
     def not_polynomial(self) -> str | None:
@@ -270,7 +270,7 @@ class ParametricBuild:
         return self._ask(("values", dict(point), exact), "checking the bounds at a valuation", seconds)
 
     def _values(self, point: Mapping[str, Fraction], exact: bool) -> list[Fraction | float]:
-        env = stormpy.environments.exact() if exact else _environment(False, SOUND)
+        env = stormpy.environments.exact() if exact else storm_environment(False, SOUND)
         valuation = {self.variables[n]: _cln.Rational(str(Fraction(x))) for n, x in point.items()}
         initial = self.model.initial_states[0]
         return [_number(self._instantiation_checker(k, exact).check(env, valuation).get_value(initial))
@@ -280,7 +280,7 @@ class ParametricBuild:
         key = ("instantiation", index, exact)
         if key not in self._checkers:
             value_type = stormpy.Rational if exact else float
-            env = stormpy.environments.exact() if exact else _environment(False, SOUND)
+            env = stormpy.environments.exact() if exact else storm_environment(False, SOUND)
             checker = _developer.SparseInstantiationModelChecker[self.model.model_type, value_type](env, self.model)
             formula = _quantity(self.formulas[index], self.model_type == "mdp")
             task = stormpy.developer.CheckTask[stormpy.RationalFunction](formula, True)
@@ -322,7 +322,7 @@ class ParametricBuild:
         def compute() -> tuple[str, dict[str, Fraction] | None]:
             result = _pars.check_feasibility(self.model, self.formulas[index], region=self._region(lo, hi),
                                              method=getattr(_pars.FeasibilityMethod, FEASIBILITY[method]),
-                                             environment=_environment(False, SOUND))
+                                             environment=storm_environment(False, SOUND))
             status = result.status.name
             if status == "EXISTS_SAT" and result.witness is not None:
                 return "sat", {v.name: Fraction(str(x)) for v, x in result.witness.valuation.items()}
@@ -337,7 +337,7 @@ class ParametricBuild:
             return "unknown", None
         except (RuntimeError, ValueError) as err:
             raise PropertyError(f"Storm's feasibility search ({method}) cannot answer "
-                                f"{self.formulas[index]}: {_storm_message(err)}") from None
+                                f"{self.formulas[index]}: {storm_message(err)}") from None
 
     def region_checker(self, index: int, engine: str) -> "RegionChecker":
         """The region checker of bound ``index`` with ``engine`` (a key of :data:`ENGINES`), made once."""
@@ -463,12 +463,12 @@ class RegionChecker:
             self.checker = in_thread(initialise, f"preparing {self.engine.replace('lifting', 'parameter lifting')}")
         except (RuntimeError, ValueError) as err:
             raise PropertyError(f"{build.formulas[index]}: Storm's parameter lifting cannot check it: "
-                                f"{_storm_message(err)}") from None
+                                f"{storm_message(err)}") from None
 
     def _environment(self):
         if self.exact:
             return stormpy.environments.exact()
-        env = _environment(False, SOUND)
+        env = storm_environment(False, SOUND)
         return env
 
     def extremum(self, lo: Mapping[str, Fraction], hi: Mapping[str, Fraction], direction: str,
@@ -483,7 +483,7 @@ class RegionChecker:
                                     f"{self.engine.replace('lifting', 'parameter lifting')} on a box", seconds)
         except (RuntimeError, ValueError) as err:
             raise PropertyError(f"{self.build.formulas[self.index]}: Storm's parameter lifting cannot check it: "
-                                f"{_storm_message(err)}") from None
+                                f"{storm_message(err)}") from None
         finally:
             self.calls += 1
             self.seconds += time.perf_counter() - start

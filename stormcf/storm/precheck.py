@@ -377,12 +377,12 @@ def check_property_text(text: str, constants: Mapping[str, Value] | None = None)
     """Refuse a property Storm would crash on: nesting deeper than :data:`MAX_NESTING`, more than
     :data:`MAX_OPERATORS` Boolean and arithmetic operators, a division by a constant zero (``constants``: the model's
     values)."""
-    _check_formula(text, f"property '{_short(text)}'", constants)
+    _check_formula(text, f"property '{shortened(text)}'", constants)
 
 
 def check_expression_text(text: str, constants: Mapping[str, Value] | None = None) -> None:
     """:func:`check_property_text` for a PRISM expression (e.g. the states a counterfactual may change)."""
-    _check_formula(text, f"expression '{_short(text)}'", constants)
+    _check_formula(text, f"expression '{shortened(text)}'", constants)
 
 
 def _check_formula(text: str, what: str, constants: Mapping[str, Value] | None) -> None:
@@ -400,9 +400,9 @@ def _check_formula(text: str, what: str, constants: Mapping[str, Value] | None) 
 
 def _excerpt(text: str, line: int, width: int = 80) -> str:
     lines = text.splitlines()
-    return _short(lines[line - 1].strip() if 0 < line <= len(lines) else "", width)
+    return shortened(lines[line - 1].strip() if 0 < line <= len(lines) else "", width)
 
 
-def _short(text: str, width: int = 80) -> str:
+def shortened(text: str, width: int = 80) -> str:
     """``text`` cut to ``width`` characters (``...`` and the length where cut), for one-line messages."""
     return text if len(text) <= width else f"{text[:width - 20]}... ({len(text)} characters)"

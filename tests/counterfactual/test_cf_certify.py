@@ -58,7 +58,7 @@ def test_process_model_mixed_claims_only_what_is_proven():
 def test_scipy_highs_fallback_agrees_with_highspy_on_the_d0_milp(seed):
     """Without highspy (a core install), the d0 MILP runs on scipy's bundled HiGHS: same optimum, proven bound."""
     pytest.importorskip("highspy")
-    from stormcf.counterfactual.analysis import preanalyse
+    from stormcf.counterfactual.preanalysis import preanalyse
     from stormcf.solvers.backends import pack
     from stormcf.counterfactual.programs import d0_program
     from stormcf.solvers.worker import _highs, _scipy_milp

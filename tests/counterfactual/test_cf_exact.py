@@ -15,7 +15,7 @@ import stormcf
 import stormcf.verify
 from stormcf import Strategy
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
-from stormcf.counterfactual.analysis import preanalyse
+from stormcf.counterfactual.preanalysis import preanalyse
 from stormcf.errors import PropertyError
 
 from exact_oracle import INF, Oracle, strategy_of

@@ -6,7 +6,7 @@ import pytest
 
 import stormcf
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
-from stormcf.counterfactual.analysis import preanalyse
+from stormcf.counterfactual.preanalysis import preanalyse
 from stormcf.counterfactual.greedy import rounded_d0
 from stormcf.counterfactual.programs import d0_program
 from stormcf.counterfactual.robust import changes

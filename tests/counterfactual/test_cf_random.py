@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import stormcf
 from stormcf import Strategy, check_strategy
 from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
-from stormcf.counterfactual.analysis import preanalyse
+from stormcf.counterfactual.preanalysis import preanalyse
 from stormcf.counterfactual.greedy import rounded_d0
 from stormcf.counterfactual.programs import d0_program
 from stormcf.counterfactual.robust import changes

@@ -37,7 +37,7 @@ def data_set(folder: Path, n: int = 8, actions: int = 12, draws: int = 500) -> s
 def knn_generator(folder: Path, data: str) -> str:
     """The Hamming generator of ``data`` (no PyTorch)."""
     from stormcf.setcover.data import LabelledAgents
-    from stormcf.setcover.learn import train
+    from stormcf.setcover.generators import train
     path = folder / "knn.npz"
     train("knn", LabelledAgents.load(data)).save(path)
     return str(path)

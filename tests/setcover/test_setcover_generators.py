@@ -16,7 +16,7 @@ from stormcf import interrupt
 from stormcf.run import Run
 from stormcf.errors import TimeLimitReached
 from stormcf.setcover.data import LabelledAgents, generate, generate_grouped, split
-from stormcf.setcover.learn import Generator, GeneratorError, TrainingSettings, evaluate, exact_match, train
+from stormcf.setcover.generators import Generator, GeneratorError, TrainingSettings, evaluate, exact_match, train
 
 torch = pytest.importorskip("torch")
 
@@ -382,7 +382,7 @@ def test_inference_of_a_saved_generator_needs_no_pytorch(saved, tiny, tmp_path):
     path, _ = saved["mc"]
     _, test_set = tiny
     test_set.save(tmp_path / "t.npz")
-    code = ("import sys; from stormcf.setcover.learn import Generator, evaluate; "
+    code = ("import sys; from stormcf.setcover.generators import Generator, evaluate; "
             "from stormcf.setcover.data import LabelledAgents; "
             f"m = evaluate(Generator.load({str(path)!r}), LabelledAgents.load({str(tmp_path / 't.npz')!r})); "
             "assert 'torch' not in sys.modules, 'torch was imported'; print(m['exact_match'])")

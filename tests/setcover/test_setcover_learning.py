@@ -12,7 +12,7 @@ from stormcf.setcover.data import (agent_pool, distinct_agents, expected_pool_si
                                    generate_grouped, group_names, paper_instance, sparse_thresholds, split,
                                    LabelledAgents)
 from stormcf.setcover.family import label_agents
-from stormcf.setcover.learn import Generator, augment, evaluate, guarantee, top_classes, train
+from stormcf.setcover.generators import Generator, augment, evaluate, guarantee, top_classes, train
 
 
 @pytest.fixture(scope="module")

@@ -98,7 +98,7 @@ def test_highs_reports_bounds_between_the_relaxation_and_its_final_bound(tmp_pat
     HiGHS ends with: each is a proven lower bound."""
     import stormcf
     from stormcf.counterfactual import CounterfactualProblem
-    from stormcf.counterfactual.analysis import preanalyse
+    from stormcf.counterfactual.preanalysis import preanalyse
     from stormcf.counterfactual.programs import d0_program
     from stormcf.solvers import worker
     from stormcf.solvers.backends import pack

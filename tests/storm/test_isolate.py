@@ -72,7 +72,7 @@ def test_sparse_lu_agrees_with_the_sound_engines_on_an_mdp(prop):
     from stormcf.storm.formulas import parse_property
     model = stormcf.load_model(stormcf.example_path("loan.prism"))
     parsed = parse_property(model, prop)
-    storm_model = CHECK.labelled_model(CHECK._handle_of(model), parsed.labels)
+    storm_model = CHECK.labelled_model(CHECK.handle_of(model), parsed.labels)
     lu = isolated(lambda: CHECK._check_storm(storm_model, model, parsed, False, CHECK.SPARSE_LU), "a test")
     sound = check_model(model, prop)
     assert lu.values[model.initial_state] == pytest.approx(sound.value, rel=1e-6, abs=1e-9)

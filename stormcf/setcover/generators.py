@@ -613,6 +613,8 @@ def train(kind: str, data: LabelledAgents, settings: TrainingSettings | None = N
         raise GeneratorError(f"an ensemble ({settings.ensemble} networks) is for {', '.join(ENSEMBLE_KINDS)}, not "
                              f"{kind}")
     try:
+        # import cycle: training.py fits this module's networks with PyTorch, an optional extra that only training
+        # needs, so it is imported here and not at the top (inference and knn stay numpy)
         from . import training
     except ImportError as err:
         raise GeneratorError(f"training the {kind} generator needs PyTorch, the optional extra: "
