@@ -66,6 +66,7 @@ def hard_setcover(folder: Path) -> str:
 
 
 STRATEGY = Path(IMPATIENT).read_text().replace("\n", " ")
+DIE = str(Path(stormcf.example_path("loan.prism")).with_name("die.pm"))
 #: per batched command: its argv on many quick items (the folder, the short paths) and how many items
 BATCHES = {
     "explain-path": lambda d, p: (["explain-path", SEPSIS, "--paths", p, "--reward", "r", "--k", "1",
@@ -77,6 +78,8 @@ BATCHES = {
                                'P<=0.2 [F "rejected"]', "-w", "0,0,1"], 300),
     "recourse": lambda d, p: (["recourse", "--dataset", "german", "--instances", _repeated(d, "i.jsonl", "0", 300),
                                "--generations", "3", "--offspring", "16", "--mutants", "4", "--no-exact"], 300),
+    "repair": lambda d, p: (["repair", DIE, "-p", 'P<=0.25 [F "five"]', "--instances",
+                             _repeated(d, "n.jsonl", '{"nominal": {"p": 0.45, "q": 0.55}}', 300)], 300),
     # set cover certifies a chunk of agents with one Storm call: a serial batch is one chunk, done or not as a whole
     "setcover": lambda d, p: (["setcover", hard_setcover(d), "--agents", _repeated(d, "a.jsonl", str([0] * 40), 3)],
                               3),
