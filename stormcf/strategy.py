@@ -35,7 +35,7 @@ from .report import write_json
 SUM_TOLERANCE = 1e-9
 
 #: the JSON types of a state variable's value, by the numpy kind of its column (Boolean, integer, float)
-_JSON_TYPES = {"b": {bool}, "i": {int}, "u": {int}, "f": {int, float}}
+_JSON_TYPES: dict[str, set[type]] = {"b": {bool}, "i": {int}, "u": {int}, "f": {int, float}}
 
 #: the smallest positive probability a strategy may give (the smallest normal double); see the module docstring
 SMALLEST_PROBABILITY = float(np.finfo(float).tiny)
@@ -153,7 +153,7 @@ class Strategy:
         m = self.model
         entries = []
         for s in np.flatnonzero(m.decision_states):
-            actions = {m.choice_name(r): float(self.probabilities[r]) for r in m.choices(s)
+            actions = {m.choice_name(r): float(self.probabilities[r]) for r in m.choices(int(s))
                        if self.probabilities[r] > 0}
             entries.append({"state": m.valuation(int(s)), "actions": actions})
         return {"states": entries, "default": "error"}
@@ -224,7 +224,10 @@ class _StrategyReader:
         variables = m.variables
         if not variables:
             return None
-        keys, entry_of, names, probabilities = [], [], [], []
+        keys: list[tuple] = []
+        entry_of: list[int] = []
+        names: list[str] = []
+        probabilities: list[Any] = []
         for i, entry in enumerate(entries):
             if type(entry) is not dict or len(entry) != 2:
                 return None

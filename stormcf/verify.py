@@ -28,10 +28,11 @@ arithmetic when that answers within :data:`EXACT_RECHECK_SECONDS`.
 """
 from __future__ import annotations
 
+import builtins
 import time
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -103,14 +104,14 @@ class Check:
     name: str = ""
     undecided: str = ""
 
-    @property
+    @builtins.property          # the field ``property`` hides the builtin in the class body (for mypy)
     def verdict(self) -> str | None:
         """``holds``, ``violated`` or ``undecided`` for a bounded property (or a state formula), else None."""
         if self.holds is not None:
             return "holds" if self.holds else "violated"
         return "undecided" if self.undecided else None
 
-    @property
+    @builtins.property
     def agrees(self) -> bool | None:
         """Whether Storm's value confirms the analysis's own (None when there is nothing to compare)."""
         if self.expected is None:
@@ -197,7 +198,7 @@ def check_strategy(strategy: Strategy, prop: Property | str, exact: bool = False
     check = _at_initial_state(m, prop, result, exact, subject, time.perf_counter() - start)
     if check.undecided:
         check = _settled(check, m, lambda: check_strategy(strategy, prop, exact=True, subject=subject))
-    return check if expected is None else check.compared_with(expected, tolerance)
+    return _compared(check, expected, tolerance)
 
 
 def _require_action_independent_bounds(strategy: Strategy, prop: Property) -> None:
@@ -227,10 +228,22 @@ def check_model(model: ExplicitModel, prop: Property | str, exact: bool = False,
     check = _at_initial_state(model, prop, result, exact, subject, time.perf_counter() - start, optimum)
     if check.undecided:
         check = _settled(check, model, lambda: check_model(model, prop, exact=True, subject=subject))
+    return _compared(check, expected, tolerance)
+
+
+def _compared(check: Check | StateValues, expected: float | None, tolerance: float) -> Check:
+    """The check compared with the analysis's value ``expected`` (if any). A StateValues, Storm's answer to a
+    ``filter(values, …)`` that only :mod:`stormcf.modelcheck` parses (and reads as either), is passed through: the
+    declared Check is the shape of every other property."""
+    if isinstance(check, StateValues):
+        if expected is not None:
+            raise PropertyError(f"{check.property}: values in many states are not compared with one value")
+        return cast(Check, check)
     return check if expected is None else check.compared_with(expected, tolerance)
 
 
-def _settled(check: Check, model: ExplicitModel, exact_check: Callable[[], Check]) -> Check:
+def _settled(check: Check | StateValues, model: ExplicitModel,
+             exact_check: Callable[[], Check | StateValues]) -> Check | StateValues:
     """An undecided floating-point check settled by Storm's exact check (``exact_check()``) where that is cheap
     (:func:`exact_within_limit`), else the undecided check, its reason saying why there is no exact verdict."""
     exact, failure = exact_within_limit(exact_check, model)
@@ -296,7 +309,8 @@ def _at_initial_state(model: ExplicitModel, prop: Property, result: storm.CheckR
 def _at_state(model: ExplicitModel, prop: Property, result: storm.CheckResult, subject: str, seconds: float,
               s0: int, optimum: str | None = None) -> Check:
     method = result.method
-    if result.values is None:       # a state formula
+    if result.values is None:       # a state formula: Storm gives its truth in every state
+        assert result.holds is not None
         return Check(prop.text, float(result.holds[s0]), None, bool(result.holds[s0]), method, subject,
                      seconds=seconds)
     value_exact = result.exact[s0] if result.exact is not None else None
@@ -313,8 +327,8 @@ def _at_state(model: ExplicitModel, prop: Property, result: storm.CheckResult, s
 def _decided(prop: Property, value: float | Fraction, method: str) -> tuple[bool | None, str]:
     """The verdict on ``prop``'s bound of a value computed by the engine ``method``, and why it is undecided ("" when
     it is decided): exact values are compared exactly, floating-point ones through their error interval."""
-    precision = storm.PRECISIONS[method] if not isinstance(value, Fraction) else None
-    if precision is None:
+    precision = None if isinstance(value, Fraction) else storm.PRECISIONS[method]
+    if precision is None or isinstance(value, Fraction):        # (the second test for mypy: the same)
         return prop.decide(value), ""
     holds = prop.decide(value, relative_error(value, precision))
     if holds is not None:
@@ -326,10 +340,12 @@ def _decided(prop: Property, value: float | Fraction, method: str) -> tuple[bool
 def _filter_check(model: ExplicitModel, prop: Property, filtered: storm.FilterResult, method: str, subject: str,
                   seconds: float) -> "Check | StateValues":
     states = filtered.states
-    if filtered.kind == "values":
+    if filtered.kind == "values":       # φ's values, where every other kind has an aggregate of them
+        assert filtered.values is not None
         return StateValues(prop.text, tuple(model.state_name(int(s)) for s in states), tuple(filtered.values.tolist()),
                            filtered.exact_values, prop.has_bound, method, subject, seconds,
                            undecided=filtered.undecided)
+    assert filtered.value is not None and prop.filter is not None
     return Check(prop.text, filtered.value, filtered.exact, filtered.holds, method, subject, seconds=seconds,
                  details={"filter": filtered.kind, "states": prop.filter.states, "state_count": int(states.size)},
                  undecided=filtered.undecided)

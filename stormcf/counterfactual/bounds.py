@@ -16,6 +16,7 @@ Step-bounded properties (``F<=k``, ``U<=k``, ``C<=k``) are refused: meeting them
 """
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -53,25 +54,25 @@ class Bound:
     threshold: Fraction
     comparison: str
 
-    @property
+    @builtins.property          # the field ``property`` hides the builtin in the class body (for mypy)
     def text(self) -> str:
         return self.property.text
 
-    @property
+    @builtins.property
     def optimization(self) -> Optimization:
         """What a counterfactual does with the bounded value: :data:`Minimize` for ``<=``/``<``, else
         :data:`Maximize`."""
         return Minimize if self.comparison in ("<", "<=") else Maximize
 
-    @property
+    @builtins.property
     def strict(self) -> bool:
         return self.comparison in ("<", ">")
 
-    @property
+    @builtins.property
     def value(self) -> float:
         return float(self.threshold)
 
-    @property
+    @builtins.property
     def is_until(self) -> bool:
         return not bool(self.constraint.all())
 
@@ -103,7 +104,7 @@ def parse_bound(model: ExplicitModel, prop: Property | str) -> Bound:
                             f"P<=0.2 [ψ U φ], or an expected-reward bound like R{{\"cost\"}}<=5 [F \"done\"]; "
                             f"got {prop.text}")
     _refuse_memory(prop)
-    if not prop.has_bound:
+    if prop.comparison is None or prop.threshold is None:     # no bound (a bound has both)
         example = "P<=γ [F φ] (or P<γ, P>=γ, P>γ)" if prop.operator == "P" else "R{\"r\"}<=c [F φ] (or R>=c)"
         raise PropertyError(f"{prop.text} has no bound: write {example}")
     if prop.operator == "P":
@@ -111,6 +112,7 @@ def parse_bound(model: ExplicitModel, prop: Property | str) -> Bound:
             raise PropertyError(f"{prop.text}: a probability bound must be on F φ or ψ U φ (unbounded); got a "
                                 f"{prop.path.replace('_', ' ')} formula")
         constraint = prop.constraint if prop.path == "until" else np.ones(model.n_states, dtype=bool)
+        assert constraint is not None       # the mask of ψ: parse_property computes it for every ψ U φ
         return Bound(prop, PROBABILITY, prop.target, constraint, None, None, prop.threshold, prop.comparison)
     if prop.path != "eventually" or prop.target is None:
         raise PropertyError(f"{prop.text}: an expected-reward bound must be on the reward collected until a target, "

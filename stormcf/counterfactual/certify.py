@@ -43,8 +43,8 @@ class Candidate:
     probs: np.ndarray
     source: str
     strategy: Strategy
-    check: Check | list[Check]
-    exact: Check | list[Check] | None
+    check: list[Check]             # one Check is read as [check] (__post_init__)
+    exact: list[Check] | None
     distance: StrategyDistance
     weighted: float
 
@@ -126,9 +126,9 @@ class Certificate:
     def _best_value(self, norm: str) -> float | None:
         if not self.candidates:
             return None
-        if norm == "weighted":
-            return self.best.weighted
-        return float(self.best_by(norm).distance[norm])
+        best = self.best if norm == "weighted" else self.best_by(norm)
+        assert best is not None                 # there are candidates
+        return best.weighted if norm == "weighted" else float(best.distance[norm])
 
     def bound(self, norm: str) -> float:
         return self.bounds[norm].value if norm in self.bounds else 0.0

@@ -46,7 +46,10 @@ class DiversityTerm:
         self.previous = [np.asarray(p)[region.rows] for p in previous]
         self.previous_strategy = np.asarray(previous[-1])
         self.weight, self.perturbation = weight, perturbation
-        self._w = self._b = self._d = self._k = None
+        self._w: list[np.ndarray] = []           # per previous counterfactual: its variables (set by add)
+        self._b: list[np.ndarray] = []
+        self._d: list[int] = []
+        self._k: list[int] = []
 
     def kernel(self) -> np.ndarray:
         """K_prev of the earlier counterfactuals."""
@@ -74,7 +77,10 @@ class DiversityTerm:
             k = fb.variables(1, lb=0.0, ub=1.0)[0]
             fb.quadratic(QuadraticRow(np.array([k]), np.array([1.0]), np.array([k]), np.array([d]),
                                       np.array([1.0]), 1.0, 1.0))                          # k (1 + D) = 1
-            self._w.append(w), self._b.append(b), self._d.append(d), self._k.append(k)
+            self._w.append(w)
+            self._b.append(b)
+            self._d.append(d)
+            self._k.append(k)
         self._novel(fb, enc, x, F)
         K = self.kernel()
         det = float(np.linalg.det(K))

@@ -19,7 +19,7 @@ import html
 import os
 import shutil
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, cast
 
 import numpy as np
 import pydot
@@ -64,7 +64,7 @@ def write_drawing(results: CounterfactualResult | Sequence[CounterfactualResult]
     if fmt == "dot":
         write_text(graph.to_string(), out)
     else:
-        image = graph.create(prog="dot", format=fmt)
+        image = cast(bytes, graph.create(prog="dot", format=fmt))     # pydot annotates its bytes as str
         with atomic_output(out) as tmp:
             Path(tmp).write_bytes(image)
     return fmt
@@ -90,18 +90,18 @@ def counterfactual_graph(results: CounterfactualResult | Sequence[Counterfactual
     graph.set_node_defaults(fontname="Helvetica", fontsize="11")
     graph.set_edge_defaults(fontname="Helvetica", fontsize="10")
     if not results:
-        graph.set_label("no counterfactual strategy to draw")
+        graph.set("label", "no counterfactual strategy to draw")
         return graph
     problem = results[0].problem
     m, sigma = problem.model, problem.strategy.probabilities
-    strategies = [r.strategy.probabilities for r in results]
+    strategies = [r.strategy.probabilities for r in results if r.strategy is not None]     # all of them
     steps = [_step_matrix(m, sigma)] + [_step_matrix(m, p) for p in strategies]
     changed = _largest_changes(m, sigma, strategies)
     shown = changed[:max_changed] if max_changed is not None else changed
     successors = {s: _successors(s, steps, max_successors) for s in shown}
     drawn = sorted(set(shown).union(*(set(kept) for kept, _ in successors.values())))
     names = _column_names(len(results))
-    graph.set_label(_title(results, names, len(shown), len(changed)))
+    graph.set("label", _title(results, names, len(shown), len(changed)))
     nodes = {s: _state_node(m, s, s in successors, problem.target[s], sigma, strategies, names,
                             [float(step[s, s]) for step in steps]) for s in drawn}
     merged = {s: _merged_node(s, len(rest)) for s, (_, rest) in successors.items() if rest}

@@ -59,6 +59,7 @@ def _exact_optimum(problem: CounterfactualProblem, actionable: ActionableMDP, bo
     P, exact_P = _mixed_rows(m, mc.state_of_choice, weights, probabilities)
     operator, rewards, floats = "P", {}, {}
     if bound.kind == REWARD:
+        assert bound.rewards is not None        # a reward bound has its step rewards
         per_choice = _step_rewards(m, bound.reward_model, probabilities)
         rewards = {REWARDS: [sum((w * per_choice[r] for r, w in row.items()), Fraction(0)) for row in weights]}
         floats = {REWARDS: RewardModel(REWARDS, choice=actionable.mix(m, bound.rewards))}

@@ -345,6 +345,7 @@ def joint_infeasibility(problem: CounterfactualProblem, actionable: ActionableMD
             path = f'"cf_c{j}" U "cf_t{j}"'
         op = "P"
         if b.kind == REWARD:
+            assert b.rewards is not None        # a reward bound has its step rewards
             rewards[f"cf_r{j}"] = RewardModel(f"cf_r{j}", choice=actionable.mix(problem.model, b.rewards))
             op = f'R{{"cf_r{j}"}}'
         limit = f"{b.optimization.value}=?" if j == 0 else \
@@ -383,9 +384,9 @@ class _Sets:
     one: np.ndarray                   # probabilities: v = 1 (or the target of the complement)
     zero: np.ndarray                  # v = 0 (probabilities) / the target (rewards)
     infinite: np.ndarray              # rewards: v = ∞
-    low: np.ndarray
+    low: np.ndarray | None            # the least values on M_C (set by analyse_bound)
     high: np.ndarray | None
-    b: np.ndarray                     # per original choice: the constant part of Q
+    b: np.ndarray | None              # rewards: per original choice, the constant part of Q
     model: ExplicitModel              # the M_C variant Storm checked
     gamma: float
     transform: str
@@ -447,6 +448,7 @@ def _probability_sets(problem: CounterfactualProblem, actionable: ActionableMDP,
 
 def _reward_sets(problem: CounterfactualProblem, actionable: ActionableMDP, bound: Bound) -> _Sets:
     m = problem.model
+    assert bound.rewards is not None            # a reward bound has its step rewards
     mc = actionable.variant(bound.target, rewards=actionable.mix(m, bound.rewards))
     _, sure_max = prob01_states(mc, bound.target, "max")       # some strategy reaches φ almost surely
     infinite = ~(sure_max | bound.target)
@@ -468,6 +470,7 @@ def _reward_sets(problem: CounterfactualProblem, actionable: ActionableMDP, boun
 def encode_bound(problem: CounterfactualProblem, actionable: ActionableMDP, analysis: BoundAnalysis) -> Encoding:
     """Prune (constant values, reachability, controllability) and slice the arrays the solvers work on."""
     sets = analysis.sets
+    assert sets is not None and sets.low is not None       # analyse_bound made them
     bound = analysis.bound
     m = problem.model
     mc = sets.model
@@ -478,6 +481,7 @@ def encode_bound(problem: CounterfactualProblem, actionable: ActionableMDP, anal
     else:
         other = "max" if sets.transform == DIRECT else "min"
         far = storm.check(mc, storm.parse_property(mc, _reward_query(other))).values
+        assert far is not None                  # a quantitative query has a value in every state
         low, high = (sets.low, far) if sets.transform == DIRECT else (sets.low, -far)
     allowed_mc = ~(mc.transitions @ sets.infinite.astype(float) > 0)    # M_C rows that never enter ∞ states
     graph = sp.diags((~stop).astype(float)) @ _graph(mc, allowed_mc)
@@ -494,6 +498,7 @@ def encode_bound(problem: CounterfactualProblem, actionable: ActionableMDP, anal
         b, leak = mass(sets.one), mass(sets.zero)
         exit_ = b + leak
     else:
+        assert sets.b is not None               # a reward bound's
         b, leak, exit_ = sets.b[rows], np.zeros(rows.size), mass(sets.zero)
     forbidden = mass(sets.infinite) > 0
     free = actionable.free[rows]

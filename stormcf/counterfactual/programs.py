@@ -93,6 +93,7 @@ class Program:
     def strategy(self, sigma: np.ndarray, x: np.ndarray) -> np.ndarray:
         """The MIQCQP's strategy: σ (over all choices of the model) with the region's rows read from ``x``."""
         region = self.region
+        assert region is not None           # the MIQCQP's program has its region
         rows = np.clip(x[self.x_rows], 0.0, 1.0)
         rows[region.forbidden] = 0.0
         out = np.array(sigma, dtype=float)
@@ -100,7 +101,7 @@ class Program:
         return out
 
 
-def snap_unchanged(enc: Encoding, probs: np.ndarray, tolerance: float = 1e-7) -> np.ndarray:
+def snap_unchanged(enc: Encoding | Region, probs: np.ndarray, tolerance: float = 1e-7) -> np.ndarray:
     """Remove solver noise: states whose distribution moved by less than ``tolerance`` get σ back exactly, other
     probabilities below ``tolerance`` become 0 (a probability of 1e-9 on an action that leaves an end component
     changes the reachability probability completely, while the solver's Bellman rows tolerate it); every state's
@@ -375,7 +376,7 @@ def paper_program(problem: "CounterfactualProblem", gamma: float) -> Program:
     blocks = [(problem.weights[nm.key], nm.encode(fb, ChangeTerms(0.5 * member, a), n_decision))   # Δ_s = ½ Σ_a a_sa
               for nm in problem.weights.positive()]
     entry_row = np.repeat(np.arange(c), np.diff(P.indptr))
-    step = bound.rewards if reward else np.zeros(c)
+    step = bound.rewards if bound.rewards is not None else np.zeros(c)       # (rewards: for a reward bound)
     for s in np.flatnonzero(reach & ~target):
         span = slice(P.indptr[m.row_groups[s]], P.indptr[m.row_groups[s + 1]])
         rows = np.arange(m.row_groups[s], m.row_groups[s + 1])

@@ -93,8 +93,10 @@ class CounterfactualResult(Report):
 
     command = "strategy"
 
-    def __init__(self, problem: CounterfactualProblem, status: str, initial: Sequence[Check] | Check | None,
-                 optima: Sequence[float] | float | None, reason: str, *, candidate: "Candidate | None" = None,
+    def __init__(self, problem: CounterfactualProblem, status: str,
+                 initial: list[Check] | tuple[Check, ...] | Check | None,
+                 optima: list[float] | tuple[float, ...] | float | None, reason: str, *,
+                 candidate: "Candidate | None" = None,
                  solver: str | None = None, gap: float | None = None, distance_lower_bound: float | None = None,
                  lower_bounds: dict | None = None, stages: dict | None = None, sizes: dict | None = None,
                  notes: Sequence[str] = (),
@@ -220,7 +222,7 @@ class CounterfactualResult(Report):
                 reason = f"every valid strategy is at distance at least {self.distance_lower_bound:.6g} > ε"
             elif self.status == "timeout":
                 reason = "no valid strategy was found within the time limit"
-            elif len(bounds) == 1:
+            elif len(bounds) == 1 and self.optimal_probability is not None:
                 quantity = "probability" if paper else first.quantity()
                 optimum = (f"exactly {format_exact(self.exact_optimum)} (Storm, exact arithmetic)"
                            if self.exact_optimum is not None else f"{format_value(self.optimal_probability)} (Storm)")
@@ -234,11 +236,13 @@ class CounterfactualResult(Report):
                 lines.append(f"No actionable strategy meets {self.problem.properties_text}: {reason}.")
             return "\n".join(lines)
         if paper:
-            lines.append(f"You can reach it with probability {format_value(self.value)} as follows:")
+            lines.append(f"You can reach it with probability {format_value(self.verifications[0].value)} as "
+                         f"follows:")
         else:
             met = "; ".join(_value_words(b, c.value).replace("State ", "state ", 1).replace("The ", "the ", 1)
                             for b, c in zip(bounds, self.verifications))
             lines.append(f"You can meet {self.problem.properties_text} ({met}) as follows:")
+        assert self.distance is not None        # σ* comes with its distance (both from the candidate)
         for s, change in zip(self.distance.changed_states, self.changes()):
             lines.append(f"  In state '{change['name']}':")
             lines.extend(f"    {move}" for move in self._moves(int(s), change))

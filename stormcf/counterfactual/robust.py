@@ -44,7 +44,7 @@ from scipy.sparse.csgraph import breadth_first_order
 from ..deadline import Deadline
 from ..reachability import reached_from
 from .bellman import evaluate, leaves_surely, radii, state_sums, tightened, tv_ball_step
-from .preanalysis import Encoding
+from .preanalysis import Encoding, Region
 
 #: policy-iteration rounds per radius before the radius counts as undecided
 MAX_ROUNDS = 500
@@ -80,7 +80,7 @@ class DinfOutcome:
     timed_out: bool = False
 
 
-def changes(enc: Encoding, probs: np.ndarray) -> np.ndarray:
+def changes(enc: Encoding | Region, probs: np.ndarray) -> np.ndarray:
     """Δ_s (total variation to σ) of every maybe state under a policy."""
     return np.bincount(enc.row_state, weights=np.maximum(enc.sigma - probs, 0.0), minlength=enc.n_maybe)
 
@@ -139,6 +139,7 @@ def decide_radius(enc: Encoding, delta: float | np.ndarray, threshold: float, st
         policy, values = candidate, evaluate(enc, candidate)
         if values[enc.s0] <= threshold or (deadline is not None and deadline.expired):
             break
+    assert policy is not None           # set by the first of the MAX_ROUNDS >= 1 rounds
     return Radius(delta, float(values[enc.s0]), policy, values, False)
 
 

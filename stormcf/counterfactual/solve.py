@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
+from typing import Sequence
 
 import numpy as np
 
@@ -62,13 +63,20 @@ AGREEMENT = 1e-6
 OUT_OF_TIME = "time limit"
 
 
+def _encoded(a: BoundAnalysis) -> Encoding:
+    """The encoding of a bound, which :func:`~stormcf.counterfactual.preanalysis.preanalyse` makes for every bound of
+    an instance it leaves to the solvers."""
+    assert a.encoding is not None
+    return a.encoding
+
+
 class _Bound:
     """One bound of a run, as the stages of one bound see it (:class:`~stormcf.counterfactual.context.BoundContext`)."""
 
     def __init__(self, run: "_Search", j: int) -> None:
         self.run, self.j = run, j
         self.analysis: BoundAnalysis = run.pre.bounds[j]
-        self.enc: Encoding = self.analysis.encoding
+        self.enc = _encoded(self.analysis)
         self.gamma = run.gammas[run.active.index(j)]
         self.certificate, self.sizes = run.certificate, run.sizes
         self.label = f" [{self.analysis.bound.text}]" if len(run.active) > 1 else ""
@@ -101,10 +109,10 @@ class _Search:
         self.problem, self.pre, self.solver, self.deadline, self.exact = problem, pre, solver, deadline, exact
         # bounds whose value at s0 is the same for every strategy (s0 is not a maybe state) hold for every candidate
         # (σ violates another one); Storm checks them anyway, the stages work on the others
-        self.active = [j for j, a in enumerate(pre.bounds) if a.encoding.s0 >= 0]
-        self.encodings = [pre.bounds[j].encoding for j in self.active]
-        self.gammas = [tightened(a.gamma, STRICT_MARGIN) if a.bound.strict else a.gamma
-                       for a in (pre.bounds[j] for j in self.active)]
+        self.active = [j for j, a in enumerate(pre.bounds) if _encoded(a).s0 >= 0]
+        self.encodings: Sequence[Encoding] = [_encoded(pre.bounds[j]) for j in self.active]
+        self.gammas: Sequence[float] = [tightened(a.gamma, STRICT_MARGIN) if a.bound.strict else a.gamma
+                                        for a in (pre.bounds[j] for j in self.active)]
         self.region = region_of(problem, self.encodings)
         self.sigma = problem.strategy.probabilities
         self.certificate = Certificate(problem.weights, self.region.n_decision)
@@ -138,27 +146,31 @@ class _Search:
         checks: list[Check | None] = [None] * k_all
         for j in [first] + [k for k in range(k_all) if k != first]:
             try:
-                checks[j] = self._check(strategy, probs, j, source)
+                check = checks[j] = self._check(strategy, probs, j, source)
             except (TimeLimitReached, Interrupted):    # the deadline stopped Storm's check: no candidate
                 self.note(f"{source}: {stopped_by(self.deadline)} ended Storm's check of a strategy before it finished")
                 return None
-            if not checks[j].holds:
+            if not check.holds:
                 break
-        if not checks[first].holds:
+        first_check = checks[first]
+        assert first_check is not None                          # checked first (above)
+        if not first_check.holds:
             self.rejected[source] += 1
             return None
-        if not all(c is not None and c.holds for c in checks):
+        done = [c for c in checks if c is not None]
+        if len(done) < k_all or not all(c.holds for c in done):
             self.partial += 1
-            return Candidate(probs, source, strategy, [c for c in checks if c is not None], None,
-                             strategy_distance(self.problem.strategy, strategy), np.inf)
-        return self.adopt(probs, source, checks, strategy)
+            return Candidate(probs, source, strategy, done, None, strategy_distance(self.problem.strategy, strategy),
+                             np.inf)
+        return self.adopt(probs, source, done, strategy)
 
     def accept_strategy(self, probs: np.ndarray, source: str) -> Candidate | None:
         c = self.checked(probs, source, first=self.active[0])
         return c if c is not None and c.valid and len(c.check) == len(self.pre.bounds) else None
 
     def _check(self, strategy: Strategy, probs: np.ndarray, j: int, source: str) -> Check:
-        a, enc = self.pre.bounds[j], self.pre.bounds[j].encoding
+        a = self.pre.bounds[j]
+        enc = _encoded(a)
         expected = a.value_of(float(evaluate(enc, probs[enc.rows])[enc.s0])) if enc.s0 >= 0 else a.initial.value
         tolerance = AGREEMENT * abs(expected) + 1e-10 if np.isfinite(expected) else 0.0
         check = check_strategy(strategy, a.bound.property, expected=expected, tolerance=tolerance)
@@ -438,6 +450,7 @@ def pruning_sizes(pre: Preanalysis) -> dict:
     per_bound = []
     for a in pre.bounds:
         sets, enc = a.sets, a.encoding
+        assert sets is not None                 # analyse_bound made them
         per_bound.append({"bound": a.bound.text, "one": int(sets.one.sum()), "zero": int(sets.zero.sum()),
                           "infinite": int(sets.infinite.sum()), "maybe": 0 if enc is None else enc.n_maybe,
                           "maybe_changeable": 0 if enc is None else int(enc.changeable.sum())})
@@ -560,7 +573,8 @@ def _diverse(problem: CounterfactualProblem, n: int, diversity_weight: float, so
     while len(found) < n:
         budget = deadline.sub(fraction=1.0 / (n - len(found)))
         run = _Search(problem, pre, solver, budget, exact)
-        term = DiversityTerm([f.strategy.probabilities for f in found], run.region, diversity_weight, perturbation)
+        previous = [f.strategy.probabilities for f in found if f.strategy is not None]   # all: each found one
+        term = DiversityTerm(previous, run.region, diversity_weight, perturbation)
         why = run.diverse(term)
         if why is not None:
             first.notes.append(f"only {len(found)} of {n} diverse counterfactuals: {why}")

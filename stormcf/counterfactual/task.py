@@ -47,7 +47,7 @@ class CounterfactualStrategies(Analysis):
             raise StrategyError(f'{where}: expected {{"strategy": {{...}}, "property": "P<=0.2 [...]"}} (or '
                                 f'"bounds": [...])')
         s = self.settings
-        sigma = Strategy.from_dict(model, data["strategy"], where)
+        sigma = Strategy.from_dict(model, data["strategy"], where or "strategy")
         return CounterfactualProblem(sigma, data.get("property"), s.weights,
                                      controllable_actions=s.controllable_actions,
                                      controllable_states=s.controllable_states, epsilon=s.epsilon,

@@ -210,7 +210,7 @@ def evaluate(cfmdp: CounterfactualMDP, rewards: np.ndarray, weights: PolicyWeigh
     optimization, nature = Optimization.parse(optimization), Nature.parse(nature)
     sign = optimization.sign
     budgeted = k is not None
-    width = (k + 1) if budgeted else 1
+    width = k + 1 if k is not None else 1
     V = np.zeros((cfmdp.steps[-1].next_states.size, width))
     for t in reversed(range(cfmdp.T)):
         step = cfmdp.steps[t]
@@ -218,7 +218,7 @@ def evaluate(cfmdp: CounterfactualMDP, rewards: np.ndarray, weights: PolicyWeigh
         Q = action_values(step, rewards, padded, sign, nature)
         shift = step.change[:, None].astype(np.int64) if budgeted else np.zeros((step.n_choices, 1), dtype=np.int64)
         value = np.take_along_axis(Q, np.arange(width)[None, :] + shift, axis=1)
-        W = weights(t, k if budgeted else 0)
+        W = weights(t, k if k is not None else 0)
         used = W > 0
         V = group_sum(W * np.where(used, value, 0.0), step.groups)         # -inf if a used choice is infeasible
         V[group_sum(used.astype(float), step.groups) == 0] = -np.inf
@@ -230,14 +230,14 @@ def occupancy(cfmdp: CounterfactualMDP, weights: PolicyWeights, k: int | None = 
     """Per step t, the probability (|S_t|, k+1) that the counterfactual path under the policy is in (s, l) (point
     rows; for interval rows, the lower bounds are used and the masses are not probabilities)."""
     budgeted = k is not None
-    width = (k + 1) if budgeted else 1
+    width = k + 1 if k is not None else 1
     first = cfmdp.steps[0]
     mass = np.zeros((first.states.size, width))
     mass[first.local(np.array([cfmdp.start]))[0], 0] = 1.0
     out = [mass]
     for t in range(cfmdp.T - 1):
         step = cfmdp.steps[t]
-        flow = mass[step.owner] * weights(t, k if budgeted else 0)
+        flow = mass[step.owner] * weights(t, k if k is not None else 0)
         rows_T = step.rows.T
         if budgeted:
             moved = rows_T @ np.where(step.change[:, None], flow, 0.0)
@@ -253,14 +253,14 @@ def reachable(cfmdp: CounterfactualMDP, weights: PolicyWeights, k: int | None = 
     """Per step t, the (s, l) the policy can reach with positive probability (through entries with UB > 0)."""
     support = [s.matrix((s.upper > 0).astype(float)) for s in cfmdp.steps]
     budgeted = k is not None
-    width = (k + 1) if budgeted else 1
+    width = k + 1 if k is not None else 1
     first = cfmdp.steps[0]
     mass = np.zeros((first.states.size, width))
     mass[first.local(np.array([cfmdp.start]))[0], 0] = 1.0
     out = [mass > 0]
     for t in range(cfmdp.T - 1):
         step = cfmdp.steps[t]
-        flow = (mass[step.owner] * weights(t, k if budgeted else 0) > 0).astype(float)
+        flow = (mass[step.owner] * weights(t, k if k is not None else 0) > 0).astype(float)
         S = support[t].T
         if budgeted:
             moved = np.asarray(S @ np.where(step.change[:, None], flow, 0.0))

@@ -243,7 +243,8 @@ def gumbel_cfmdp(path: ObservedPath, estimator: str = "exact", samples: int = 10
     model = path.model
     P = model.transitions
 
-    def values(t: int, rows: np.ndarray, entries: np.ndarray, row: int, successor: int) -> tuple[np.ndarray, ...]:
+    def values(t: int, rows: np.ndarray, entries: np.ndarray, row: int, successor: int
+               ) -> tuple[np.ndarray, np.ndarray]:
         Q = counterfactual_transitions(model, row, successor, rows, estimator, samples, seed=[seed, t], run=run)
         v = _on_entries(Q, P, rows, entries)
         mine = np.repeat(rows == row, P.indptr[rows + 1] - P.indptr[rows])

@@ -349,10 +349,11 @@ def build_cfmdp(path: ObservedPath, row_values: RowValues, kind: str, method: st
             owner = np.repeat(np.arange(states.size), model.choice_counts[states])[allowed]
             groups = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=states.size))])
             entries, indptr = entries_of(P, choices)
-        if observed[t] is None:
+        seen = observed[t]
+        if seen is None:
             lower = upper = P.data[entries]
         else:
-            lower, upper = row_values(t, choices, entries, *observed[t])
+            lower, upper = row_values(t, choices, entries, *seen)
         targets = P.indices[entries]
         if everything is not None:
             nxt, successors = states, targets
