@@ -121,9 +121,7 @@ def _highs(data: dict, progress: str | None = None) -> dict:
     except ImportError:                             # HiGHS as bundled with scipy (always installed)
         return _scipy_milp(data)
     start = time.perf_counter()
-    from ..console import native_output
-    with native_output(show=bool(data["verbose"])):    # the first Highs of a process prints a banner to stdout
-        h = highspy.Highs()
+    h = _new_highs(highspy, bool(data["verbose"]))
     h.setOptionValue("output_flag", bool(data["verbose"]))
     for option, value in (("time_limit", max(float(data["time_limit"]), 0.01)), ("mip_rel_gap", float(data["gap"])),
                           ("threads", 1), ("mip_feasibility_tolerance", float(data["feastol"])),
@@ -167,6 +165,22 @@ def _highs(data: dict, progress: str | None = None) -> dict:
     elif status == "optimal":
         out["bound"] = out["objective"]
     return out if status != "failed" else _failed(out, h.modelStatusToString(model_status))
+
+
+def _new_highs(highspy, verbose: bool):
+    """A ``Highs`` instance. The first of a process prints HiGHS's banner on the descriptor 1 before any option can be
+    set: it goes to stderr when ``verbose``, nowhere otherwise (stdout holds results only; this module runs as a
+    script in child processes, without stormcf's console)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    target = os.dup(2) if verbose else os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(target, 1)
+        return highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(target)
 
 
 def _highs_status(highspy, model_status) -> str:
