@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator, TextIO
 
 #: verbosity levels
 QUIET, NORMAL, VERBOSE = -1, 0, 1
@@ -285,7 +285,7 @@ def native_output(show: bool = False) -> Iterator[None]:
             os.close(fd)
 
 
-def _rebind(stream: IO, fd: int, saved: int) -> IO | None:
+def _rebind(stream: TextIO, fd: int, saved: int) -> TextIO | None:
     """A text stream on a copy of ``saved`` when ``stream`` writes to the descriptor ``fd``, else None (a stream
     that is not the process's own, e.g. pytest's capture or a notebook's, keeps working unchanged)."""
     try:

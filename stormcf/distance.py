@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -56,7 +56,7 @@ class NormBlock:
     objective_vars: np.ndarray
     objective_coefs: np.ndarray
     own: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    start: object = None                    # callable(delta values) -> values of ``own``
+    start: Callable[[np.ndarray], np.ndarray] | None = None     # Δ values -> the values of ``own``
 
     def fill(self, x0: np.ndarray, delta: np.ndarray) -> None:
         if self.own.size and self.start is not None:

@@ -84,7 +84,7 @@ def cannot_write(what: str, err: OSError) -> str:
     """The message of a failed write of ``what`` (a file, ``stdout``): the system's words and, for a full disk, a
     quota or the file size limit, which of them (``out.json: cannot write (File too large): the file size limit is
     reached (ulimit -f)``)."""
-    meaning = _WRITE_FAILURES.get(err.errno)
+    meaning = None if err.errno is None else _WRITE_FAILURES.get(err.errno)
     return f"{what}: cannot write ({err.strerror or err})" + (f": {meaning}" if meaning else "")
 
 

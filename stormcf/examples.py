@@ -167,7 +167,7 @@ def read_npz(path: str | Path, error: type[StormcfError], what: str) -> dict[str
     file = readable_file(path, error)
     try:
         with zipfile.ZipFile(file) as archive:
-            needed = 0
+            needed = 0.0
             for member in archive.infolist():
                 if not member.filename.endswith(".npy"):
                     raise error(f"{path}: not {what} (it holds {member.filename!r}, not an array)")

@@ -143,7 +143,8 @@ class PathFile(Report):
             t += 1
         if p.T > shown:
             lines.append(f"  ... ({p.T - shown} more steps)")
-        lines.append(f"  final state {m.state_name(int(p.final_state))}")
+        if p.final_state is not None:
+            lines.append(f"  final state {m.state_name(int(p.final_state))}")
         return "\n".join(lines)
 
 

@@ -40,6 +40,7 @@ class FilePin:
         batch's own process), else the pinned absolute path once its content is checked (a worker elsewhere)."""
         if self.digest is None or (Path(path).is_file() and file_digest(Path(path)) == self.digest):
             return path
+        assert self.location is not None                # pinned together with the digest (of)
         require_same_file(path, self.location, self.digest)
         return self.location
 

@@ -472,7 +472,9 @@ class ExplicitModel:
             return
         for part in ("state", "choice", "transition"):
             values = getattr(rm, part)
-            bad = np.flatnonzero(~np.isfinite(values)) if values is not None else ()
+            if values is None:
+                continue
+            bad = np.flatnonzero(~np.isfinite(values))
             if len(bad):
                 k = int(bad[0])
                 if part == "state":

@@ -44,7 +44,7 @@ class Optimization(str, Enum):
         """max or min of ``values``."""
         return np.max(values, axis=axis) if self is Optimization.MAXIMIZE else np.min(values, axis=axis)
 
-    def arg_best(self, values: np.ndarray, axis: int | None = None) -> np.ndarray:
+    def arg_best(self, values: np.ndarray, axis: int | None = None) -> np.ndarray | np.intp:
         """The first position of the best value."""
         return np.argmax(values, axis=axis) if self is Optimization.MAXIMIZE else np.argmin(values, axis=axis)
 

@@ -14,6 +14,7 @@ action reaches with probability 0.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -111,7 +112,7 @@ class ObservedPath:
             data["final_state"] = m.valuation(int(self.final_state))
         return data
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | os.PathLike) -> None:
         """Write the JSON form to ``path`` (atomically)."""
         write_json(self.to_dict(), path)
 
@@ -131,7 +132,7 @@ class ObservedPath:
         found = model.state_indices(valuations)                 # the full valuations, in one pass over the states
         states = found[:len(steps)].copy()
         choices = model.choices_named(np.maximum(states, 0), [step["action"] for step in steps])
-        for t in np.flatnonzero((states < 0) | (choices < 0)):  # partial valuations; else the first problem
+        for t in np.flatnonzero((states < 0) | (choices < 0)).tolist():  # partial valuations; else the first problem
             states[t] = _state(model, valuations[t], f"{source}: step {t}")
             try:
                 choices[t] = model.choice_of(int(states[t]), steps[t]["action"])

@@ -28,7 +28,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import IO, Any, Callable, ClassVar, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -44,7 +44,7 @@ SCHEMA = "stormcf/1"
 def schema_path() -> Path:
     """The JSON Schema of every document (``SCHEMA``), shipped inside the package (``stormcf schema`` prints it)."""
     from importlib import resources
-    return Path(str(resources.files("stormcf").joinpath("schema", "stormcf-1.json")))
+    return Path(str(resources.files("stormcf") / "schema" / "stormcf-1.json"))
 
 
 #: the statuses a result can have (each analysis uses the ones that apply to it)
@@ -82,14 +82,27 @@ class Report(ABC):
     :meth:`payload` (their own JSON keys) and :meth:`text` (the explanation for people).
     """
 
-    command: ClassVar[str] = ""
+    command: str = ""
+
+    if TYPE_CHECKING:               # what subclasses provide, as fields or properties (declared for type checkers)
+        @property
+        def status(self) -> str: ...
+
+        @property
+        def checks(self) -> Sequence[Any]: ...
+
+        @property
+        def timings(self) -> Mapping[str, float]: ...
+
+        @property
+        def model(self) -> ExplicitModel | None: ...
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Results keep the short :meth:`__repr__` below: set on each subclass before ``@dataclass`` would replace
         it with one that prints every field (models, arrays, ...)."""
         super().__init_subclass__(**kwargs)
         if "__repr__" not in cls.__dict__:
-            cls.__repr__ = Report.__repr__
+            setattr(cls, "__repr__", Report.__repr__)
 
     @property
     def notes(self) -> Sequence[str]:
@@ -306,7 +319,9 @@ def json_lines(out: str | os.PathLike | None = None, stdout: IO[str] | None = No
         yield write
         return
     with atomic_file(out, encoding="utf-8") as f:
-        yield lambda data: f.write(json_line(data))
+        def write_line(data: Any) -> None:
+            f.write(json_line(data))
+        yield write_line
 
 
 def write_json(data: Any, out: str | os.PathLike | None = None, stream: IO[str] | None = None) -> None:

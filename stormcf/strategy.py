@@ -19,6 +19,7 @@ several choices of action ``a``, see :meth:`~stormcf.model.ExplicitModel.choice_
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -158,7 +159,7 @@ class Strategy:
             entries.append({"state": m.valuation(int(s)), "actions": actions})
         return {"states": entries, "default": "error"}
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | os.PathLike) -> None:
         """Write the JSON form to ``path`` (atomically)."""
         write_json(self.to_dict(), path)
 

@@ -45,7 +45,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Generator, Hashable, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import IO, Any, Generator, Iterable, Iterator, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -85,6 +85,7 @@ class ModelFile:
 
     def load(self) -> ExplicitModel:
         from ..storm import load_model
+        assert self.pin is not None                     # set by __post_init__
         model = load_model(self.pin.readable(self.path), constants=self.constants, shown_as=self.path)
         return model.with_naming(self.naming) if self.naming != "valuation" else model
 
@@ -113,7 +114,7 @@ class Outcome:
 def read_jsonl(path: str, error: type[StormcfError] = OptionError) -> list[Item]:
     """The items of a JSON lines file (one JSON value per line; blank lines are skipped). A line that is not valid
     JSON becomes an item with its error (the batch goes on); a missing or empty file raises ``error``."""
-    items = []
+    items: list[Item] = []
     for number, line in enumerate(read_text(path, error).splitlines(), start=1):
         if not line.strip():
             continue
@@ -131,7 +132,7 @@ def read_jsonl(path: str, error: type[StormcfError] = OptionError) -> list[Item]
 
 # ================================================================================================ the shared object
 #: the shared objects of this process, most recent last (a worker keeps the last few sources it served)
-_SHARED: "OrderedDict[Hashable, Any]" = OrderedDict()
+_SHARED: "OrderedDict[Source, Any]" = OrderedDict()
 _KEEP = 2
 #: one task at a time per process: Storm is not thread-safe (Dask workers may run several threads)
 _LOCK = threading.RLock()
@@ -224,7 +225,7 @@ def run_chunk(source: Source, analysis: Analysis, items: Sequence[Item], budget:
     return outcomes
 
 
-def _solve_together(analysis: Analysis, common: Any, items: Sequence[Item], batch: Deadline, budget: Budget,
+def _solve_together(analysis: Analysis, common: Any, items: Sequence[Item], batch: Run, budget: Budget,
                     notes: "SpoolNotes") -> dict[int, tuple[Report, float]]:
     """The readable items of a chunk solved at once: item index -> (its result or error document, its share of the
     seconds)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 from pathlib import Path
+from typing import Any
 
 from ..errors import OutputError
 from ..examples import EXAMPLES, EXAMPLES_FOLDER, example_path, list_examples
@@ -22,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..report import Summary
     names = list_examples()
-    files = [{"name": name, "path": str(example_path(name)), "bytes": example_path(name).stat().st_size,
-              "description": EXAMPLES.get(name, "")} for name in names]
+    files: list[dict[str, Any]] = [{"name": name, "path": str(example_path(name)),
+                                    "bytes": example_path(name).stat().st_size, "description": EXAMPLES.get(name, "")}
+                                   for name in names]
     folder = example_path(names[0]).parent
     facts: dict = {"folder": str(folder), "files": files, "copied_to": None, "copied": [], "kept": []}
     if args.copy is not None:

@@ -59,6 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..batch import Item, read_jsonl
     from ..counterfactual.dot import drawing_format, write_drawing
+    from ..counterfactual.result import CounterfactualResult
     from ..counterfactual.task import CounterfactualStrategies, strategy_items
     if not args.prop and not args.require:
         raise OptionError("give the bound to meet with --prop (or the bounds that must all hold with --require)")
@@ -81,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     data = {"strategy": read_json(args.strategy, StrategyError), "property": (args.prop or [None])[0],
             "bounds": args.require}
     result = analysis(model_from_args(args), data, args.strategy, args.context)
+    assert isinstance(result, CounterfactualResult)     # what CounterfactualStrategies answers
     emit(result, args, plot=_plot)
     if args.dot:
         write_drawing(result, args.dot, *([] if args.dot_states is None else [args.dot_states or None]))

@@ -92,6 +92,8 @@ class CounterfactualResult(Report):
     """
 
     command = "strategy"
+    status: str                                 # set here (Report declares it read-only)
+    timings: dict[str, float]
 
     def __init__(self, problem: CounterfactualProblem, status: str,
                  initial: list[Check] | tuple[Check, ...] | Check | None,

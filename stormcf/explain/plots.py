@@ -30,6 +30,7 @@ def values_by_k_figure(result: ExplanationResult):
     for (name, value), marker in zip(result.baselines.items(), "sD^v"):
         if value is not None:
             ax.plot([p.k], [value], marker, linestyle="none", label=f"baseline {name} (k = {p.k})")
+    assert p.k_max is not None                          # set by ExplanationProblem.__post_init__
     ax.set_xticks(range(p.k_max + 1))
     ax.set_xlabel("change budget k (actions that may differ from the observed path)")
     ax.set_ylabel(f'expected outcome (reward model "{p.reward_name}", {p.optimization.word}d)')

@@ -39,6 +39,7 @@ def k_change_dp(problem: ExplanationProblem, cfmdp: CounterfactualMDP | None = N
     """Algorithm 2 for all budgets 0..K (default: the problem's k_max) in one backward pass."""
     cfmdp = counterfactual_mdp(problem) if cfmdp is None else cfmdp
     K = problem.k_max if K is None else K
+    assert K is not None                                # k_max is set by ExplanationProblem.__post_init__
     if K < 0:
         raise ExplanationError(f"the change budget must be >= 0, got {K}")
     return optimal_policy(cfmdp, problem.step_rewards, problem.reward_name, problem.optimization,

@@ -29,7 +29,7 @@ class PathExplanation(Analysis):
                "improvement": lambda r: r.improvement}
 
     def problem(self, model: ExplicitModel, data: Any, where: str | None) -> ExplanationProblem:
-        path = ObservedPath.from_dict(model, data, where)
+        path = ObservedPath.from_dict(model, data, where or "path")
         return ExplanationProblem(path, **problem_fields(self.settings, ExplanationProblem))
 
     def solve(self, problem: ExplanationProblem, run: Run) -> ExplanationResult:

@@ -21,7 +21,7 @@ def mdp_from_arrays(P: np.ndarray, choice_rewards: np.ndarray | None = None, sta
     if P.ndim != 3 or P.shape[0] != P.shape[2]:
         raise ModelError(f"{source}: expected P[s, a, s'] of shape (S, A, S), got {P.shape}")
     S, A, _ = P.shape
-    names = list(action_names) if action_names is not None else [f"a{a}" for a in range(A)]
+    names = tuple(action_names) if action_names is not None else tuple(f"a{a}" for a in range(A))
     rewards = {}
     if choice_rewards is not None or state_rewards is not None:
         rewards["r"] = RewardModel("r", state=state_rewards,

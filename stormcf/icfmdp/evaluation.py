@@ -63,8 +63,8 @@ def evaluate_policies(icfmdp: CounterfactualMDP, policies: Mapping[str, Policy],
     """Sample ``cfmdps`` CFMDPs from the ICFMDP and simulate ``paths`` counterfactual paths of every policy on each
     (the paper: 200 x 10,000); also the exact expected value of every policy on every sampled CFMDP."""
     rng = np.random.default_rng(seed)
-    rewards = {name: [] for name in policies}
-    expected = {name: [] for name in policies}
+    rewards: dict[str, list[np.ndarray]] = {name: [] for name in policies}
+    expected: dict[str, list[float]] = {name: [] for name in policies}
     for _ in range(cfmdps):
         cf = sample_cfmdp(icfmdp, rng)
         for name, policy in policies.items():

@@ -109,7 +109,7 @@ class ICFMDPResult(Report):
     @property
     def notes(self) -> list[str]:
         out = [f"the bounds cover the {self.icfmdp.n_pairs} (t, s) pairs the start can reach in the model"]
-        if self.approximate:
+        if self.approximate and self.gumbel is not None:
             out.append(f"the Gumbel-max baseline uses {self.gumbel.method}: its values are estimates")
         return out
 
@@ -126,6 +126,7 @@ class ICFMDPResult(Report):
             out["optimistic"] = {"best_case_value": self.check("optimistic_policy").value,
                                  "policy": policy_to_dict(self.optimistic)}
         if self.gumbel_policy is not None:
+            assert self.gumbel is not None              # the baseline's policy comes with its CFMDP
             out["baseline"] = {"name": "gumbel-max", "estimator": s.estimator,
                                "samples_per_pair": s.samples if s.estimator == "mc" else None,
                                "approximate": self.gumbel.method if self.gumbel.approximate else None,
@@ -150,6 +151,7 @@ class ICFMDPResult(Report):
             lines.append(f"optimistic policy: best-case value "
                          f"{format_value(self.check('optimistic_policy').value)} (Storm, cooperative)")
         if self.gumbel_policy is not None:
+            assert self.gumbel is not None              # the baseline's policy comes with its CFMDP
             approx = (f", {self.gumbel.method}: approximate" if self.gumbel.approximate else ", exact probabilities")
             lines.append(f"Gumbel-max policy{approx}: expected value "
                          f"{format_value(self.check('gumbel_policy_on_gumbel').value)} in its CFMDP, worst case over "

@@ -37,7 +37,8 @@ class IntervalCounterfactualMDP(Analysis):
 
     def problem(self, model: ExplicitModel, data: Any, where: str | None) -> ICFMDPProblem:
         s = self.settings
-        return ICFMDPProblem(ObservedPath.from_dict(model, data, where), s.reward, s.optimization, s.assumptions)
+        path = ObservedPath.from_dict(model, data, where or "path")
+        return ICFMDPProblem(path, s.reward, s.optimization, s.assumptions)
 
     def solve(self, problem: ICFMDPProblem, run: Run) -> ICFMDPResult:
         return solve_icfmdp(problem, self.settings.method, run=run)

@@ -127,7 +127,8 @@ class PropertyChecks(Report):
 
 def _result_line(r: Any, prop: Property) -> str:
     """One result for people: the property as it was written (with its name), then Storm's answer."""
-    shown = f'"{prop.name}": {prop.written}' if prop.name else prop.written
+    written = prop.written or prop.text                 # written: set by storm.parse_property
+    shown = f'"{prop.name}": {written}' if prop.name else written
     if not isinstance(r, Check):
         text = str(r)
         return shown + text[len(r.property):] if text.startswith(r.property) else text
@@ -153,7 +154,8 @@ def check_properties(model: ExplicitModel, properties: Sequence[str], strategy: 
     if not properties:
         raise PropertyError("no property to check")
     require_distinct_names(properties)
-    results, parsed = [], []
+    results: list[Check | StateValues | storm.MultiObjectiveResult] = []
+    parsed = []
     for text in properties:
         prop = storm.parse_property(model, text, filters=True)
         parsed.append(prop)

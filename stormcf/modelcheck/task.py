@@ -51,7 +51,8 @@ class PropertyCheck(Analysis):
         return columns
 
     def problem(self, model: ExplicitModel, data: Any, where: str | None) -> CheckProblem:
-        return CheckProblem(model, None if data is None else Strategy.from_dict(model, data, where), where)
+        strategy = None if data is None else Strategy.from_dict(model, data, where or "strategy")
+        return CheckProblem(model, strategy, where)
 
     def solve(self, problem: CheckProblem, run: Run) -> PropertyChecks:
         return check_properties(problem.model, self.settings.properties, problem.strategy, self.settings.exact,

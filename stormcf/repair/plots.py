@@ -60,6 +60,7 @@ def _one(ax, result: RepairResult) -> None:
                          for row in values]).any(axis=1)
     x = np.array([float(v) for v in xs])
     for j, prop in enumerate(p.properties):
+        assert prop.threshold is not None               # repair's properties are bounds
         line, = ax.plot(x, values[:, j], label=prop.text)
         ax.axhline(float(prop.threshold), color=line.get_color(), linestyle=":", linewidth=1)
     low, high = ax.get_ylim()
@@ -81,6 +82,7 @@ def _two(ax, result: RepairResult) -> None:
     violated = np.zeros(values.shape[:2], dtype=bool)
     X, Y = np.meshgrid([float(v) for v in xs], [float(v) for v in ys])
     for j, prop in enumerate(p.properties):
+        assert prop.threshold is not None               # repair's properties are bounds
         violated |= np.vectorize(lambda v, prop=prop: not prop.satisfied_by(Fraction(v)))(values[:, :, j])
         ax.contour(X, Y, values[:, :, j], levels=[float(prop.threshold)], colors=f"C{j}", linewidths=1.2)
         ax.plot([], [], color=f"C{j}", label=f"{prop.text}: its boundary")           # the contour's legend entry
@@ -104,6 +106,7 @@ def _two(ax, result: RepairResult) -> None:
 
 def _ball(ax, result: RepairResult, x0: list[float]) -> None:
     """The valuations at the answer's distance from the nominal one (the norm's ball, weighted)."""
+    assert result.answer is not None                    # drawn around an answer only
     p, d = result.problem, result.answer.distance
     wx, wy = (float(w) for w in p.distance.weights)
     t = np.linspace(0, 2 * np.pi, 241)

@@ -141,6 +141,8 @@ class RepairResult(Report):
     def changes(self) -> list[dict[str, Any]]:
         """Per parameter that changes: its nominal value, the answer's, the change (largest weighted change first)."""
         p, answer = self.problem, self.answer
+        if answer is None:
+            return []
         rows = [(name, x, y, w) for name, x, y, w in zip(p.parameters, p.point, answer.point, p.distance.weights)
                 if x != y]
         rows.sort(key=lambda r: -abs(r[2] - r[1]) * r[3])
@@ -190,6 +192,7 @@ class RepairResult(Report):
 
     def _answer_text(self) -> list[str]:
         p, answer = self.problem, self.answer
+        assert answer is not None                       # every status but infeasible has an answer
         scale = "" if p.scale == "none" else ", each change divided by the region's width"
         lines = [f"change the parameters as follows ({p.distance.name} distance {format_value(answer.distance)}"
                  f"{scale}):"]
@@ -210,7 +213,9 @@ class RepairResult(Report):
         return lines
 
     def _status_text(self) -> str:
-        o, d = self.outcome, self.answer.distance
+        o, answer = self.outcome, self.answer
+        assert o is not None and answer is not None     # a searched answer (_answer_text of a status but trivial)
+        d = answer.distance
         bound = self.lower_bound
         if self.status == "optimal":
             allowed = max(self.tolerance, self.gap * d)
@@ -222,6 +227,7 @@ class RepairResult(Report):
         return f"{self.status}: {reason + '; ' if reason else ''}{gap}"
 
     def _infeasible_text(self) -> str:
+        assert self.outcome is not None                 # infeasible is what the search proved or found
         proof = "proven" if self.outcome.proven else "not proven"
         return f"status: infeasible: no valuation of the region meets every bound ({proof})"
 

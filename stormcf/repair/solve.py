@@ -179,7 +179,7 @@ class _Repair:
 def _relevant(problem: RepairProblem, sensitivities: Sequence[Sensitivity]) -> frozenset[str]:
     """The parameters some bound's quantity depends on: those of the solution functions when Storm gave one for every
     bound, else all of them (the search does not split boxes along the others: no bound changes along them)."""
-    found = [s.depends_on for s in sensitivities]
-    if len(found) < len(problem.properties) or any(d is None for d in found):
+    found = [s.depends_on for s in sensitivities if s.depends_on is not None]
+    if len(found) < len(problem.properties):
         return frozenset(problem.parameters)
-    return frozenset().union(*found) or frozenset(problem.parameters)
+    return frozenset[str]().union(*found) or frozenset(problem.parameters)

@@ -30,6 +30,7 @@ class ParametricFile:
             object.__setattr__(self, "pin", FilePin.of(self.path))
 
     def load(self) -> ParametricModel:
+        assert self.pin is not None                     # set by __post_init__
         return load_parametric(self.pin.readable(self.path), self.constants, shown_as=self.path)
 
 

@@ -233,6 +233,7 @@ class Job:
         return self.done()
 
     def result(self) -> SolverOutcome:
+        assert self._outcome is not None                # a job started without its outcome overrides result()
         return self._outcome
 
     def cancel(self) -> None:
@@ -251,7 +252,8 @@ class ChildJob(Job):
         interrupt.track_path(self._tmp.name)
         source, self._target = Path(self._tmp.name) / "in.npz", Path(self._tmp.name) / "out.npz"
         self._progress = Path(self._tmp.name) / "bound.txt"
-        np.savez(source, **pack(f, time_limit - min(KILL_GRACE, 0.1 * time_limit), no_nlp))
+        arrays = pack(f, time_limit - min(KILL_GRACE, 0.1 * time_limit), no_nlp)
+        np.savez(source, **arrays)      # type: ignore[arg-type]  # numpy's stubs: a key could be allow_pickle (a bool)
         command = [sys.executable, str(Path(__file__).with_name("worker.py")), solver, str(source),
                    str(self._target), str(self._progress)]
         # the solver's log (with -v) goes to the inherited stdout, which the command line routes to stderr

@@ -46,15 +46,14 @@ def handle_of(model: ExplicitModel) -> StormHandle:
 def sparse_matrix(P: sp.csr_matrix, row_groups: np.ndarray | None, value_type=float, values: Sequence | None = None):
     """A stormpy SparseMatrix from CSR arrays (rows in order, columns ascending within a row)."""
     n_rows, n_cols = P.shape
-    grouped = row_groups is not None
+    n_groups = 0 if row_groups is None else len(row_groups) - 1
     builder = SparseMatrixBuilder[value_type](rows=n_rows, columns=n_cols, entries=P.nnz, force_dimensions=True,
-                                              has_custom_row_grouping=grouped,
-                                              row_groups=len(row_groups) - 1 if grouped else 0)
+                                              has_custom_row_grouping=row_groups is not None, row_groups=n_groups)
     rows = np.repeat(np.arange(n_rows), np.diff(P.indptr)).tolist()
     data = P.data.tolist() if values is None else list(values)
-    if grouped:
+    if row_groups is not None:
         builder.add_next_values(rows, P.indices.tolist(), data, row_groups[:-1].tolist())
-        return builder.build(n_rows, n_cols, len(row_groups) - 1)
+        return builder.build(n_rows, n_cols, n_groups)
     builder.add_next_values(rows, P.indices.tolist(), data)
     return builder.build(n_rows, n_cols)
 
@@ -145,8 +144,9 @@ def _exact_reward_parts(model: ExplicitModel, name: str) -> tuple[list[Fraction]
     rm = model.rewards[name]
     handle = handle_of(model)
     if handle.description is None:
-        return tuple(None if a is None else [Fraction(repr(float(x))) for x in a.tolist()]    # type: ignore
-                     for a in (rm.state, rm.choice))
+        state, choice = (None if a is None else [Fraction(repr(float(x))) for x in a.tolist()]
+                         for a in (rm.state, rm.choice))
+        return state, choice
     exact = exact_storm_model(model)
     if name not in handle.exact_rewards:
         handle.exact_rewards[name] = _reward_parts(exact, name)
@@ -263,7 +263,7 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict,
     n = P.shape[1]
     initial_mask = np.zeros(n, dtype=bool)
     initial_mask[initial] = True
-    files = {
+    files: dict[str, bytes | np.ndarray] = {
         "state-is-initial.bin": _bits(initial_mask),
         "choice-to-branches.bin": _u64(P.indptr),
         "branch-to-target.bin": _u64(P.indices),
@@ -284,7 +284,7 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict,
     names: Sequence[str] = ()
     if actions is not None:
         names, choice_actions = actions
-        first = {}                              # a name given twice is one action (Storm's labels are distinct)
+        first: dict[str, int] = {}              # a name given twice is one action (Storm's labels are distinct)
         code = np.array([first.setdefault(name, len(first)) for name in names], dtype="<u4")
         names = list(first)
         encoded = [name.encode() for name in names]
@@ -303,7 +303,7 @@ def _model_by_umb(P: sp.csr_matrix, probabilities: np.ndarray, value_type: dict,
         try:
             _write_tar(path, files)
         except OSError as err:
-            raise scratch_error(err.strerror, path) from None
+            raise scratch_error(err.strerror or str(err), path) from None
         try:
             return stormpy.build_model_from_umb(str(path))
         except Exception as err:
@@ -314,7 +314,7 @@ def _write_tar(path: Path, files: Mapping[str, bytes | np.ndarray]) -> None:
     """An uncompressed tar archive of ``files``, each array written straight from its memory (no copy)."""
     with open(path, "wb") as out:
         for name, data in files.items():
-            view = memoryview(data).cast("B")
+            view = (data.data if isinstance(data, np.ndarray) else memoryview(data)).cast("B")
             info = tarfile.TarInfo(name)
             info.size = view.nbytes
             out.write(info.tobuf())

@@ -254,13 +254,15 @@ def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exac
     own functions of the result (max, min, sum, avg of values; count, forall, exists of truth values). A count,
     forall or exists in floating point is undecided when φ's value in one of the states is within its precision of
     φ's bound (:func:`_undecided_in`)."""
-    kind = prop.filter.kind
+    state_filter = prop.filter
+    assert state_filter is not None                 # _check_storm sends filter properties only
+    kind = state_filter.kind
     try:
         result = stormpy.model_checking(storm_model, prop.storm.get_raw_formula(), environment=env)
-        states = stormpy.model_checking(storm_model, prop.filter.storm, environment=env)
+        states = stormpy.model_checking(storm_model, state_filter.storm, environment=env)
         indices = np.flatnonzero(bitvector_mask(states.get_truth_values_vector(), model.n_states))
         if not indices.size and kind in ("max", "min", "avg"):
-            raise PropertyError(f"{prop.text}: no state satisfies {prop.filter.states}, and the {kind} of no value "
+            raise PropertyError(f"{prop.text}: no state satisfies {state_filter.states}, and the {kind} of no value "
                                 f"is not defined")
         truth = None if result.is_quantitative() else bitvector_mask(result.get_truth_values_vector(), model.n_states)
         result.filter(states)
@@ -278,6 +280,7 @@ def _check_filtered(storm_model, model: ExplicitModel, prop: Property, env, exac
                                 f"truth values (drop its bound, or use forall, exists or count)")
         near, undecided = (np.zeros(indices.size, bool), "") if exact else \
             _undecided_in(storm_model, prop, env, indices, method)
+        assert truth is not None                # the result has truth values (it is not quantitative)
         if kind == "values":                   # a truth value within precision of the bound is NaN: undecided
             values = np.where(near, np.nan, truth[indices].astype(float))
             return _filter_result(kind, indices, values=values.tolist(), exact=False, undecided=undecided)
@@ -297,10 +300,10 @@ def _undecided_in(storm_model, prop: Property, env, states: np.ndarray, method: 
     them: φ's value within its precision, :data:`PRECISIONS`, of the bound) and why; none when Storm decides the
     bound exactly (:func:`storm_decides`)."""
     near = np.zeros(states.size, dtype=bool)
-    if not prop.has_bound or storm_decides(prop):
+    precision = PRECISIONS[method]
+    if not prop.has_bound or storm_decides(prop) or precision is None:     # precision None: an exact method
         return near, ""
     result = stormpy.model_checking(storm_model, _without_bound(storm_model, prop), environment=env)
-    precision = PRECISIONS[method]
     for k, s in enumerate(states.tolist()):
         value = float(result.get_value(s))
         near[k] = prop.decide(value, relative_error(value, precision)) is None
@@ -384,7 +387,8 @@ def check_dtmc(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rew
     return _first(model, prop, float_check, Engine(EXACT_ON_FLOATS, exact_on_floats))
 
 
-def _exact_dtmc_check(P: sp.csr_matrix, model: ExplicitModel, prop: Property, state_rewards: Mapping[str, Sequence],
+def _exact_dtmc_check(P: sp.csr_matrix, model: ExplicitModel, prop: Property,
+                      state_rewards: Mapping[str, Sequence | np.ndarray],
                       choice_rewards: Mapping[str, np.ndarray], exact_P: Sequence[Fraction],
                       exact_choice_rewards: Mapping[str, Sequence[Fraction]] | None) -> CheckResult:
     choice = {name: (exact_choice_rewards or {}).get(name, choice_rewards[name]) for name in choice_rewards}

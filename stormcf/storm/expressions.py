@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 import stormpy
@@ -88,8 +88,8 @@ def parse_expression(description, text: str):
 
 
 #: Boolean connectives combined with numpy over their operands' masks (their operands are evaluated by Storm)
-_CONNECTIVES = {"AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor, "IFF": np.equal,
-                "IMPLIES": lambda a, b: ~a | b}
+_CONNECTIVES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "AND": np.logical_and, "OR": np.logical_or, "XOR": np.logical_xor, "IFF": np.equal, "IMPLIES": lambda a, b: ~a | b}
 
 
 def evaluate(expression, valuations: Mapping[str, np.ndarray], n: int, kind: type = bool) -> np.ndarray:
@@ -130,7 +130,7 @@ def _evaluate_atom(expression, valuations: Mapping[str, np.ndarray], n: int, kin
     first, inverse = _distinct_rows(columns)
     manager = expression.manager
     makers = [_literal_maker(manager, c.dtype) for c in columns]
-    values = np.empty(len(first), dtype=kind)
+    values: np.ndarray = np.empty(len(first), dtype=kind)
     for i, s in enumerate(first.tolist()):
         values[i] = _value(expression.substitute({v: make(c[s]) for v, make, c in zip(variables, makers, columns)}),
                            kind)

@@ -58,7 +58,15 @@ def scratch_error(reason: str, file: Path) -> OutputError:
 
 def _decode_umb(tar: tarfile.TarFile, model) -> dict:
     names = set(tar.getnames())
-    raw = lambda name: tar.extractfile(name).read()                          # noqa: E731
+    archive = tar.name
+    assert archive is not None                      # arrays_by_umb opened the archive from a file
+
+    def raw(name: str) -> bytes:
+        member = tar.extractfile(name)
+        if member is None:
+            raise StormcfError(f"Storm's UMB export has no file {name}")
+        return member.read()
+
     index = json.loads(raw("index.json"))
     if index.get("format-version") != 1:
         raise StormcfError(f"unsupported UMB format version {index.get('format-version')} (stormcf reads version 1)")
@@ -71,7 +79,7 @@ def _decode_umb(tar: tarfile.TarFile, model) -> dict:
         count = member.size // np.dtype(dtype).itemsize
         if count == 0:
             return np.zeros(0, dtype=dtype)
-        return np.asarray(np.memmap(tar.name, dtype=dtype, mode="r", offset=member.offset_data, shape=(count,)))
+        return np.asarray(np.memmap(archive, dtype=dtype, mode="r", offset=member.offset_data, shape=(count,)))
 
     u64 = lambda name: array(name, "<i8")    # noqa: E731 (unsigned offsets below 2^63: the bytes of int64)
     bits = lambda name: np.unpackbits(np.frombuffer(raw(name), np.uint8), bitorder="little")[:n].astype(bool)  # noqa

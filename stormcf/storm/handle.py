@@ -29,7 +29,7 @@ class StormHandle:
     model: Any                          # stormpy sparse model (double): the whole model, never modified
     exact_model: Any = None             # the stormpy.Rational build, on demand
     exact_values: tuple | None = None   # its transition probabilities as Fractions
-    exact_rewards: dict | None = None   # its reward models: name -> (state, state-action rewards) as Fractions
+    exact_rewards: dict = field(default_factory=dict)   # its reward models: name -> (state, choice rewards), Fractions
     copies: dict = field(default_factory=dict)    # exact (bool) -> the bridge's labelled copy of that model
     timings: dict = field(default_factory=dict)   # loading a file: phase (parse, build, extract) -> seconds
 

@@ -290,6 +290,7 @@ class Worker:
                 continue
             chunk = os.read(self.answers, 1 << 20)
             if not chunk:
+                assert self.pid is not None                 # call() started the child before reading
                 _, status = os.waitpid(self.pid, 0)
                 self.pid = None
                 how = (f"by {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
@@ -343,9 +344,10 @@ def _serve(answer: Callable[[Any], Any], requests: int, answers: int) -> None:
             pass
         while True:
             head = _read_exactly(requests, 8)
-            if head is None:
+            body = None if head is None else _read_exactly(requests, int.from_bytes(head, "little"))
+            if body is None:                        # the parent closed its end
                 break
-            request = pickle.loads(_read_exactly(requests, int.from_bytes(head, "little")))
+            request = pickle.loads(body)
             try:
                 payload = pickle.dumps(("ok", answer(request)), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException as err:            # noqa: BLE001 - every error goes to the parent

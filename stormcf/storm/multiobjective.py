@@ -22,9 +22,11 @@ meet and all halfspaces hold.
 """
 from __future__ import annotations
 
+import builtins
 import itertools
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -73,11 +75,11 @@ class MultiObjectiveResult:
     precision: float = PRECISION
     seconds: float = 0.0
 
-    @property
+    @builtins.property          # the field ``property`` shadows the built-in in the class body, for mypy
     def approximate(self) -> bool:
         return self.kind != "achievability"
 
-    @property
+    @builtins.property
     def method(self) -> str:
         return f"Storm, multi-objective model checking (PCAA, absolute precision {self.precision:g})"
 
@@ -88,6 +90,7 @@ class MultiObjectiveResult:
             return f"{self.property}: no scheduler meets its bounds"
         if self.kind == "numerical":
             return f"{self.property} = {self.value:.6g} (approximate, ±{self.precision:g})"
+        assert self.points is not None                  # a Pareto result has its points
         lines = [f"{self.property}: {len(self.points)} Pareto-optimal point(s) "
                  f"(achievable; the front is within {self.precision:g} of them)",
                  "  " + " | ".join(self.objectives)]
@@ -122,8 +125,8 @@ def check_multiobjective(model: ExplicitModel, prop: Property | str,
     env.modelchecker().multi().precision = stormpy.Rational(repr(float(precision)))
     storm_model = labelled_model(handle_of(model), prop.labels)
     directions = tuple(o.optimization or "max" for o in quantitative)
-    common = dict(property=prop.text, kind=kind, objectives=tuple(o.text for o in quantitative),
-                  directions=directions, precision=float(precision))
+    answer = partial(MultiObjectiveResult, property=prop.text, kind=kind,
+                     objectives=tuple(o.text for o in quantitative), directions=directions, precision=float(precision))
 
     def compute() -> MultiObjectiveResult:
         start = time.perf_counter()
@@ -134,14 +137,13 @@ def check_multiobjective(model: ExplicitModel, prop: Property | str,
         seconds = time.perf_counter() - start
         s0 = model.initial_state
         if kind == "achievability":
-            return MultiObjectiveResult(**common, seconds=seconds, holds=bool(result[s0]))
+            return answer(seconds=seconds, holds=bool(result[s0]))
         if kind == "numerical" and not result.is_quantitative():       # Storm's "false": the bounds cannot hold
-            return MultiObjectiveResult(**common, seconds=seconds, holds=False)
+            return answer(seconds=seconds, holds=False)
         if kind == "numerical":
-            return MultiObjectiveResult(**common, seconds=seconds, value=float(result.get_value(s0)))
-        return MultiObjectiveResult(**common, seconds=seconds,
-                                    points=_pareto_vertices(result.get_under_approximation(), directions),
-                                    over_approximation=_pareto_vertices(result.get_over_approximation(), directions))
+            return answer(seconds=seconds, value=float(result.get_value(s0)))
+        return answer(seconds=seconds, points=_pareto_vertices(result.get_under_approximation(), directions),
+                      over_approximation=_pareto_vertices(result.get_over_approximation(), directions))
     return isolated(compute, f"checking {prop.text}")
 
 
@@ -156,6 +158,7 @@ def pareto_points(model: ExplicitModel, text: str | Property,
     if result.kind != "pareto":
         raise PropertyError(f"{result.property} has {len(result.objectives)} '=?' objective(s); a Pareto front "
                             f"needs two or more")
+    assert result.points is not None                    # a Pareto result has its points
     return result.points, result
 
 

@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, overload
 
 import numpy as np
 import stormpy
@@ -259,6 +259,14 @@ class ParametricBuild:
         return None
 
     # ------------------------------------------------------------------------------------------ Storm's values
+    @overload
+    def values(self, point: Mapping[str, Fraction], exact: bool = False,
+               seconds: None = None) -> list[Fraction | float]: ...
+
+    @overload
+    def values(self, point: Mapping[str, Fraction], exact: bool,
+               seconds: float | None) -> list[Fraction | float] | None: ...
+
     def values(self, point: Mapping[str, Fraction], exact: bool = False,
                seconds: float | None = None) -> list[Fraction | float] | None:
         """Storm's value of every bound's quantity at the valuation ``point`` (its instantiation model checker: sound

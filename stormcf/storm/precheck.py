@@ -23,7 +23,7 @@ import bisect
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence, cast
 
 import numpy as np
 from ..errors import ConstantsError, ModelError, PropertyError, StormcfError
@@ -59,7 +59,7 @@ def tokens(text: str, line: int = 1) -> list[Token]:
     on line ``line``)."""
     out = []
     for m in _TOKEN.finditer(text):
-        kind = m.lastgroup
+        kind = cast(str, m.lastgroup)                   # every alternative of _TOKEN is a named group
         if kind not in ("space", "comment"):
             out.append(Token(kind, m.group(), line))
         line += m.group().count("\n")
@@ -179,13 +179,15 @@ def _apply(op: Token, left: Value, right: Value, zero: Callable[[Token], None]) 
         return None
     if left is None or right is None:
         return None
+    operations: dict[str, Callable[[], Value]] = {
+        "+": lambda: Fraction(left + right), "-": lambda: Fraction(left - right), "*": lambda: Fraction(left * right),
+        "/": lambda: Fraction(left) / right, "=": lambda: left == right, "!=": lambda: left != right,
+        "<": lambda: left < right, "<=": lambda: left <= right, ">": lambda: left > right,
+        ">=": lambda: left >= right, "&": lambda: bool(left) and bool(right),
+        "|": lambda: bool(left) or bool(right), "=>": lambda: (not left) or bool(right),
+        "<=>": lambda: bool(left) == bool(right)}
     try:
-        return {"+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
-                "/": lambda: Fraction(left) / right, "=": lambda: left == right, "!=": lambda: left != right,
-                "<": lambda: left < right, "<=": lambda: left <= right, ">": lambda: left > right,
-                ">=": lambda: left >= right, "&": lambda: bool(left) and bool(right),
-                "|": lambda: bool(left) or bool(right), "=>": lambda: (not left) or bool(right),
-                "<=>": lambda: bool(left) == bool(right)}[op.text]()
+        return operations[op.text]()
     except (TypeError, ZeroDivisionError, OverflowError):
         return None
 
@@ -195,17 +197,18 @@ def _function(name: Token, args: list[Value], zero: Callable[[Token], None]) -> 
             and args[1] == 0:
         zero(name)
         return None
-    if any(a is None or isinstance(a, bool) for a in args):
+    numbers = [a for a in args if a is not None and not isinstance(a, bool)]
+    if len(numbers) < len(args):
         return None
     try:
-        if name.text in ("min", "max") and args:
-            return (min if name.text == "min" else max)(args)
-        if name.text in ("floor", "ceil") and len(args) == 1:
-            return Fraction((args[0].__floor__ if name.text == "floor" else args[0].__ceil__)())
-        if name.text == "mod" and len(args) == 2:
-            return Fraction(args[0] % args[1])
-        if name.text == "pow" and len(args) == 2 and args[1].denominator == 1 and abs(args[1]) <= 64:
-            return Fraction(args[0]) ** int(args[1])
+        if name.text in ("min", "max") and numbers:
+            return (min if name.text == "min" else max)(numbers)
+        if name.text in ("floor", "ceil") and len(numbers) == 1:
+            return Fraction((numbers[0].__floor__ if name.text == "floor" else numbers[0].__ceil__)())
+        if name.text == "mod" and len(numbers) == 2:
+            return Fraction(numbers[0] % numbers[1])
+        if name.text == "pow" and len(numbers) == 2 and numbers[1].denominator == 1 and abs(numbers[1]) <= 64:
+            return Fraction(numbers[0]) ** int(numbers[1])
     except (ZeroDivisionError, OverflowError, ValueError):
         return None
     return None
@@ -326,8 +329,8 @@ def check_model_text(text: str, where: str, given: Mapping[str, str] | None = No
         inside = f" in the constant {owner[tok.line]}" if tok.line in owner else ""
         raise ModelError(f"{where}:{tok.line}: division by zero{inside} ({_excerpt(text, tok.line)})")
     for match in _DIVISION.finditer(code):
-        if match.group() == "/" and _SAFE_DIVISION.match(code, match.start()) and \
-                not _is_zero(_SAFE_DIVISION.match(code, match.start()).group()[1:]):
+        if match.group() == "/" and (safe := _SAFE_DIVISION.match(code, match.start())) and \
+                not _is_zero(safe.group()[1:]):
             continue
         end = code.find(";", match.start())
         _scan_divisions(tokens(code[match.start():end if end >= 0 else len(code)], line_of(match.start())),
