@@ -38,7 +38,7 @@ setup(
         "xes": ["pm4py"],   # reading XES logs; pm4py is AGPL, so never a core dependency
         # nbclient...: the tutorial notebook runs in a test; cryptography: a throwaway certificate for the Dask TLS
         # test; jsonschema: the documents against stormcf/schema/stormcf-1.json
-        "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel", "cryptography", "jsonschema"],
+        "test": ["pytest", "hypothesis", "nbclient", "nbformat", "ipykernel", "cryptography", "jsonschema", "mypy"],
     },
     entry_points={"console_scripts": ["stormcf=stormcf.__main__:main"]},
 )

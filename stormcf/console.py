@@ -116,7 +116,7 @@ class Reporter:
         """A step counter (module docstring); use it as an iterable wrapper or as a context manager with
         ``update()``."""
         if total is None and iterable is not None and hasattr(iterable, "__len__"):
-            total = len(iterable)                     # type: ignore[arg-type]
+            total = len(iterable)          # type: ignore[arg-type]  # it has __len__ (above)
         return Bar(self, iterable, Task(desc, total, counted=True), unit, options)
 
     @contextlib.contextmanager

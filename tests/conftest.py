@@ -84,7 +84,8 @@ def stormcf_process(tmp_path):
 #: full suite (``make test``, CI) runs them, the fast tier (``make test-fast``: ``pytest -m "not slow"``) does not
 SLOW_MODULES = frozenset({
     "test_conformance.py", "test_plugins.py", "test_doc_commands.py", "test_python_api_docs.py", "test_tutorial.py",
-    "test_scripts.py", "test_json_schema.py", "test_cli_contract.py", "test_console.py", "test_packaging.py",
+    "test_scripts.py", "test_typing.py", "test_json_schema.py", "test_cli_contract.py", "test_console.py",
+    "test_packaging.py",
     "batch/test_parallel.py", "batch/test_endings.py", "batch/test_batch_cli.py",
     "counterfactual/test_cf_qvbs.py", "counterfactual/test_cf_interrupt.py", "counterfactual/test_cf_exact.py",
     "counterfactual/test_cf_random.py", "counterfactual/test_cf_stages.py", "counterfactual/test_cf_bounds.py",

@@ -58,7 +58,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = re.compile(r"^-\.?\d")
 
-    def error(self, message: str) -> None:   # type: ignore[override]
+    def error(self, message: str) -> None:   # type: ignore[override]  # argparse's says NoReturn; it exits too
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(2)
 

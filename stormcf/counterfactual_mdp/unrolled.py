@@ -201,7 +201,7 @@ def _columns(step, width: int, budget: int | None) -> np.ndarray:
 
 def _usable_choices(cfmdp: CounterfactualMDP, budget: int | None, width: int) -> list[np.ndarray]:
     """Per step, (|choices|, width): choice c is usable in (s, l) (budget and feasible successors), backwards."""
-    usable: list[np.ndarray] = [None] * cfmdp.T                          # type: ignore[list-item]
+    usable: list[np.ndarray] = [None] * cfmdp.T        # type: ignore[list-item]  # every step is set below
     feasible_next = np.ones((cfmdp.steps[-1].next_states.size, width), dtype=bool)
     for t in reversed(range(cfmdp.T)):
         step = cfmdp.steps[t]

@@ -39,7 +39,7 @@ class PropertyCheck(Analysis):
     items = "strategy"
 
     @property
-    def columns(self) -> dict[str, Callable[[PropertyChecks], str]]:   # type: ignore[override]
+    def columns(self) -> dict[str, Callable[[PropertyChecks], str]]:   # type: ignore[override]  # per property
         """One column per property, headed by its name (``"name": ...``) or its text."""
         columns: dict[str, Callable[[PropertyChecks], str]] = {}
         for k, text in enumerate(self.settings.properties):
