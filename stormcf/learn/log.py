@@ -139,7 +139,7 @@ def _encode(source: str, form: str, case_ids: tuple[str, ...], initial: np.ndarr
     if len(set(initial.tolist())) > 1:                   # one initial state: start -continue-> o_0
         given = np.flatnonzero(initial != None)          # noqa: E711
         at = np.concatenate([[0], np.cumsum(lengths)])[given]
-        actions = np.insert(actions, at, None)
+        actions = np.insert(actions, at, np.array(None, dtype=object))
         observations = np.insert(observations, at, initial[given])
         lengths = lengths.copy()
         lengths[given] += 1
@@ -298,6 +298,7 @@ def _columns(header: list[str], name: str) -> tuple[str, ...]:
     if len(set(header)) != len(header):
         raise LogError(f"{name}:1: a column is named twice ({','.join(header)})")
     has = set(header)
+    order: tuple[str, ...]
     if {"action", "observation"} <= has and "activity" not in has:
         order = PAIRED
     elif "activity" in has and not has & {"action", "observation"}:
@@ -414,7 +415,7 @@ def _pair(events: list[str], is_action: set[str], implicit: dict[str, int]) -> t
         o0, rest = None, events
     else:
         o0, rest = events[0], events[1:]
-    steps: list[tuple[str, str]] = []
+    steps: list[tuple[str | None, str]] = []
     pending: str | None = None                       # an action waiting for its observation
     for e in rest:
         if e in is_action:

@@ -123,7 +123,7 @@ class LearnProblem:
                                      f"grouped label is named so (labels: {labels})")
 
     def _reward_models(self) -> dict[str, dict[str, Fraction]]:
-        out = {}
+        out: dict[str, dict[str, Fraction]] = {}
         for name, costs in self.rewards.items():
             if not is_identifier(name):
                 raise LearnError(f"reward model name '{name}' is not a PRISM identifier")

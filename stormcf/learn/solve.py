@@ -12,6 +12,7 @@ import os
 import time
 from fractions import Fraction
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -69,7 +70,7 @@ def _learn(problem: LearnProblem, deadline: Run) -> LearnResult:
             clock = time.perf_counter()
             model = _built_by_storm(prism, problem.model_path or Path(scratch) / "learned.prism", files)
             _same_model(model, automaton, naming)
-            if drn is not None:
+            if drn is not None and problem.drn_path is not None:
                 _same_model(_built_by_storm(drn, problem.drn_path, files), automaton, naming, by_valuation=False)
             timings["storm_build"] = time.perf_counter() - clock
             deadline.check("Storm's build of the learned model")
@@ -108,7 +109,8 @@ def _naming(problem: LearnProblem, a: Automaton) -> Naming:
                for name, members in problem.labels.items()}
     action_code = {name: k for k, name in enumerate(log.actions)}
     rewards = {STEPS: {k: Fraction(1) for k in range(len(log.actions))}}
-    rewards.update({name: {action_code[act]: value for act, value in costs.items()}
+    # LearnProblem's rewards are exact (Fractions) once it is built
+    rewards.update({name: {action_code[act]: cast(Fraction, value) for act, value in costs.items()}
                     for name, costs in problem.rewards.items()})
     alpha = problem.alpha_value
     header = [f"Learned by stormcf learn from {log.source}: {log.n_cases} cases, {log.events} events "
@@ -185,7 +187,9 @@ def _expected_rows(model: ExplicitModel, a: Automaton, naming: Naming, learned: 
     code = {name: k for k, name in enumerate(naming.actions)}
     edges: dict[tuple[int, int], slice] = {}
     key = np.stack([a.source, a.action])
-    starts = np.flatnonzero(np.r_[True, np.any(key[:, 1:] != key[:, :-1], axis=0)]) if a.source.size else []
+    starts: np.ndarray | list[int] = []
+    if a.source.size:
+        starts = np.flatnonzero(np.r_[True, np.any(key[:, 1:] != key[:, :-1], axis=0)])
     for lo, hi in zip(list(starts), list(starts[1:]) + [a.source.size]):
         edges[(int(a.source[lo]), int(a.action[lo]))] = slice(int(lo), int(hi))
     out = []

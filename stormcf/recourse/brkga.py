@@ -238,5 +238,5 @@ def sorted_front(result: GAResult) -> np.ndarray:
 
 def non_dominated_plans(evaluation: Evaluation, rows: Sequence[int] | None = None) -> np.ndarray:
     """Indices of the feasible, non-dominated plans of an evaluation (all plans of equal F are kept)."""
-    rows = np.flatnonzero(evaluation.feasible) if rows is None else np.asarray(rows)
-    return rows[first_front(evaluation.F[rows])]
+    candidates = np.flatnonzero(evaluation.feasible) if rows is None else np.asarray(rows)
+    return candidates[first_front(evaluation.F[candidates])]

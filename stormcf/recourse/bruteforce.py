@@ -64,7 +64,7 @@ def all_plans(space: PlanSpace, max_length: int | None = None) -> Plans:
     sequences = []
     for T in range(1, (max_length or n) + 1):
         for permutation in itertools.permutations(range(n), T):
-            for values in itertools.product(*[domains[i].values for i in permutation]):
+            for values in itertools.product(*[domains[i].finite_values for i in permutation]):
                 sequences.append(list(zip(permutation, values)))
     return Plans.from_steps(sequences, n)
 

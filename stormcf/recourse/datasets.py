@@ -113,7 +113,7 @@ class Dataset:
 
 
 def _data_file(name: str) -> bytes:
-    with resources.files("stormcf.recourse").joinpath("data", name).open("rb") as f:
+    with resources.files("stormcf.recourse").joinpath("data").joinpath(name).open("rb") as f:
         return gzip.decompress(f.read())
 
 
@@ -165,7 +165,7 @@ def _adult(authors_labels: bool = False) -> tuple[list[Feature], np.ndarray, np.
 
 def _adult_domains() -> dict[str, list[str]]:
     """The categories of Adult's nominal columns in the order of adult.names."""
-    text = resources.files("stormcf.recourse").joinpath("data", "adult.names").read_text()
+    text = resources.files("stormcf.recourse").joinpath("data").joinpath("adult.names").read_text()
     names = {"workclass": "Workclass", "marital-status": "Marital Status", "occupation": "Occupation",
              "relationship": "Relationship", "race": "Race", "sex": "Sex", "native-country": "Native country"}
     domains = {}
@@ -495,7 +495,7 @@ def dataset_problem(name: str, instance: int, *, discounted: bool = True, object
     row = int(candidates[instance])
     actions = adult_actions(dataset) if name == "adult" else german_actions(dataset)
     graph = adult_graph() if name == "adult" else None
-    ranges = {f.name: f.upper - f.lower for f in dataset.features if not f.is_categorical}
+    ranges = {f.name: f.upper - f.lower for f in dataset.features if f.lower is not None and f.upper is not None}
     return RecourseProblem(dataset.features, dataset.row(row), model, 1, actions, graph, discounted=discounted,
                            objectives=objectives, gower_ranges=ranges, rounding=rounding,
                            name=f"{name} instance {instance} (row {row})")

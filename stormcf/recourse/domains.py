@@ -68,15 +68,30 @@ class ValueDomain:
         """K for a finite domain, None for an interval."""
         return None if self.values is None else len(self.values)
 
+    @property
+    def finite_values(self) -> tuple[float, ...]:
+        """The values of a finite domain; an interval has none (callers check :attr:`is_finite` or grid it first)."""
+        if self.values is None:
+            raise RecourseError(f"the value interval [{self.lower}, {self.upper}] has no finite list of values "
+                                f"(discretise it with a grid)")
+        return self.values
+
+    def _bounds(self) -> tuple[float, float]:
+        """[lower, upper] of an interval (both set by :meth:`interval`)."""
+        if self.lower is None or self.upper is None:
+            raise RecourseError("a finite value domain has no interval bounds")
+        return self.lower, self.upper
+
     def index(self, keys: np.ndarray) -> np.ndarray:
         """The value indices of random keys u (finite domains): min(floor(u·K), K - 1)."""
-        k = len(self.values)
+        k = len(self.finite_values)
         return np.minimum((np.asarray(keys) * k).astype(np.int64), k - 1)
 
     def decode(self, keys: np.ndarray) -> np.ndarray:
         """The values of random keys u in [0, 1]."""
         if self.values is None:
-            return self.lower + np.asarray(keys, dtype=float) * (self.upper - self.lower)
+            lower, upper = self._bounds()
+            return lower + np.asarray(keys, dtype=float) * (upper - lower)
         return np.asarray(self.values)[self.index(keys)]
 
     def grid(self, points: int) -> "ValueDomain":
@@ -85,9 +100,9 @@ class ValueDomain:
             return self
         if points < 2:
             raise RecourseError(f"a value grid needs at least 2 points, got {points}")
-        return ValueDomain.finite(np.linspace(self.lower, self.upper, points).tolist())
+        return ValueDomain.finite(np.linspace(*self._bounds(), points).tolist())
 
     def text(self, value: float) -> str:
         if self.labels is not None:
-            return self.labels[self.values.index(value)]
+            return self.labels[self.finite_values.index(value)]
         return f"{value:.6g}"

@@ -157,7 +157,8 @@ def plan_mdp(problem: RecourseProblem, max_states: int = MAX_STATES) -> Recourse
 def _require_layer_fits(problem: RecourseProblem, layer_used: np.ndarray, depth: int) -> None:
     """Refuse a layer whose (state, action, value) candidates would pass :data:`MAX_CANDIDATES` or the memory
     (a few float64 copies of every candidate state), before they are allocated."""
-    candidates = sum(int((~layer_used[:, i]).sum()) * a.domain.size for i, a in enumerate(problem.actions))
+    candidates = sum(int((~layer_used[:, i]).sum()) * len(a.domain.finite_values)
+                     for i, a in enumerate(problem.actions))
     if candidates > MAX_CANDIDATES:
         raise RecourseError(f"step {depth} of the plan MDP has {candidates:,} (state, action, value) candidates; "
                             f"at most {MAX_CANDIDATES:,}: use fewer values per action")
@@ -181,8 +182,8 @@ def _python_mdp(problem: RecourseProblem, X: np.ndarray, n: int, parts: list[tup
     source, target, action, value, cost, effort = columns
     source, target, action = source.astype(np.int64), target.astype(np.int64), action.astype(np.int64)
     successors = sp.csr_matrix((np.ones(source.size), (np.arange(source.size), target)), shape=(source.size, n))
-    index = [{v: k for k, v in enumerate(a.domain.values)} for a in problem.actions]
-    names = [f"{a.name}__{k}" for a in problem.actions for k in range(a.domain.size)]
+    index = [{v: k for k, v in enumerate(a.domain.finite_values)} for a in problem.actions]
+    names = [f"{a.name}__{k}" for a in problem.actions for k in range(len(a.domain.finite_values))]
     offsets = np.concatenate([[0], np.cumsum([a.domain.size for a in problem.actions])])
     name_of = offsets[action] + np.array([index[i][v] for i, v in zip(action.tolist(), value.tolist())],
                                          dtype=np.int64)
@@ -264,7 +265,9 @@ def stop_mdp(mdp: RecourseMDP) -> ExplicitModel:
                                                                                                sink + 1))
     names = m.action_names + ("stop",)
     action = np.concatenate([m.choice_actions[keep], np.full(stops.size, len(names) - 1)])
-    rewards = {mdp.cost_reward: np.concatenate([m.rewards[mdp.cost_reward].choice[keep], np.zeros(stops.size)]),
+    cost = m.rewards[mdp.cost_reward].choice
+    assert cost is not None  # assemble_mdp gives every plan MDP choice rewards
+    rewards = {mdp.cost_reward: np.concatenate([cost[keep], np.zeros(stops.size)]),
                "gower": np.concatenate([np.zeros(keep.size), mdp.gower[stops]])}
     done = np.zeros(sink + 1, dtype=bool)
     done[sink] = True

@@ -63,7 +63,7 @@ def apply_action(problem: RecourseProblem, i: int, X: np.ndarray, v: np.ndarray)
 def _categories_in_range(problem: RecourseProblem, Y: np.ndarray, changed: np.ndarray) -> np.ndarray:
     """Whether the changed categorical features hold a category index."""
     ok = np.ones(len(Y), dtype=bool)
-    for j in np.flatnonzero(problem.categorical & changed.any(axis=0)):
+    for j in np.flatnonzero(problem.categorical & changed.any(axis=0)).tolist():
         column = Y[:, j]
         ok &= (column >= 0) & (column < len(problem.features[j].categories)) & (column == np.floor(column))
     return ok
@@ -75,11 +75,13 @@ def discount(problem: RecourseProblem, x: Rows, changed: np.ndarray) -> np.ndarr
     n = len(x)
     index = problem.index
     total, count = np.zeros(n), np.zeros(n)
-    for h in problem.graph.targets:
+    graph = problem.graph
+    assert graph is not None  # RecourseProblem.__post_init__ puts an empty graph for None
+    for h in graph.targets:
         rows = changed[:, index[h]]
         if not rows.any():
             continue
-        taus = [np.broadcast_to(np.asarray(tau(x), dtype=float), (n,)) for _, tau in problem.graph.incoming(h)]
+        taus = [np.broadcast_to(np.asarray(tau(x), dtype=float), (n,)) for _, tau in graph.incoming(h)]
         total += np.where(rows, np.mean(taus, axis=0), 0.0)
         count += rows
     return np.where(count > 0, total / np.maximum(count, 1), 1.0)
@@ -117,7 +119,7 @@ def simulate(problem: RecourseProblem, plans: Plans, record: bool = False) -> Si
     freq = np.zeros((n, d))
     violations = np.zeros(n)
     values = plans.step_values()
-    steps = [] if record else None
+    steps: list[tuple[int, np.ndarray, StepOutcome, np.ndarray]] = []
     for t in range(plans.max_length):
         column = plans.order[:, t]
         for i in np.unique(column[column >= 0]).tolist():
@@ -134,5 +136,5 @@ def simulate(problem: RecourseProblem, plans: Plans, record: bool = False) -> Si
                 steps.append((t, rows, out, before))
     accept = problem.accepts(X).astype(float)
     evaluation = Evaluation(discounted if problem.discounted else effort, effort, gower(problem, X), freq, accept,
-                            violations, plans.lengths, 1.0, problem.objectives)
-    return Simulation(evaluation, X, steps)
+                            violations, plans.lengths, 1.0, tuple(problem.objectives))
+    return Simulation(evaluation, X, steps if record else None)

@@ -2,7 +2,7 @@
 Sankey-like chart of the actions by position in the plans (the paper's Fig. 5)."""
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Sequence
 
@@ -67,8 +67,8 @@ def _sankey(ax, plans: Sequence[Sequence[str]]) -> None:
                 y += counter[a] / total
         bottoms.append(place)
     for t, counter in enumerate(flows):
-        used_out: Counter = Counter()
-        used_in: Counter = Counter()
+        used_out: defaultdict[str, float] = defaultdict(float)
+        used_in: defaultdict[str, float] = defaultdict(float)
         for (a, b), count in sorted(counter.items()):
             width = count / total
             y0 = bottoms[t][a] + used_out[a]

@@ -56,8 +56,8 @@ def action_families(action_names: Sequence[str]) -> list[Family]:
     for label in action_names:
         if not label:
             continue
-        name, sep, value = label.rpartition(FAMILY_SEPARATOR)
-        name, value = (name, value) if sep and name else (label, None)
+        head, sep, tail = label.rpartition(FAMILY_SEPARATOR)
+        name, value = (head, tail) if sep and head else (label, None)
         grouped.setdefault(name, []).append((label, value))
     families = []
     for name, members in grouped.items():
@@ -68,13 +68,14 @@ def action_families(action_names: Sequence[str]) -> list[Family]:
         if values == [None]:
             families.append(Family(name, ValueDomain.fixed(0.0, ""), (members[0][0],)))
             continue
+        texts = [v for v in values if v is not None]  # all of them: None is only a lone plain label
         try:
-            numbers = [float(v) for v in values]
+            numbers = [float(v) for v in texts]
             order = np.argsort(numbers, kind="stable")
-            domain = ValueDomain.finite([numbers[k] for k in order], [values[k] for k in order])
+            domain = ValueDomain.finite([numbers[k] for k in order], [texts[k] for k in order])
         except ValueError:
-            order = np.arange(len(values))
-            domain = ValueDomain.finite(list(range(len(values))), values)
+            order = np.arange(len(texts))
+            domain = ValueDomain.finite(list(range(len(texts))), texts)
         families.append(Family(name, domain, tuple(members[k][0] for k in order)))
     return families
 
@@ -278,7 +279,7 @@ class PrismRecourse:
         p_accept = np.bincount(plan, weights=prob * a["accept"][state], minlength=n)
         gower = np.bincount(plan, weights=prob * a["gower"][state], minlength=n)
         evaluation = Evaluation(cost, effort, gower, freq, p_accept, violations, plans.lengths,
-                                float(self.threshold), self.objectives)
+                                float(self.threshold), tuple(self.objectives))
         if record:
             steps.append((plans.max_length, plan, state, prob, np.full(plan.size, -1)))
         return evaluation, steps

@@ -197,6 +197,8 @@ class RecourseProblem:
     gower_ranges: Mapping[str, float] | None = None
     rounding: Rounding = Rounding()
     name: str = "x0"
+    _x0: np.ndarray = field(init=False, repr=False)
+    _ranges: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
@@ -207,8 +209,9 @@ class RecourseProblem:
         if len(set(names)) != len(names) or not names:
             raise RecourseError(f"feature names must be distinct and non-empty, got {names}")
         _check_actions(self.actions)
-        set_("graph", self.graph or RelationGraph())
-        for k, h in self.graph.edges:
+        graph = self.graph or RelationGraph()
+        set_("graph", graph)
+        for k, h in graph.edges:
             for end in (k, h):
                 if end not in names:
                     raise RecourseError(f"relation graph edge {k} -> {h}: unknown feature '{end}'")

@@ -91,8 +91,8 @@ class RecourseResult(Report):
 
     @property
     def relative_gap(self) -> float | None:
-        gap = self.gap
-        return None if gap is None or self.ga_cost == 0 else gap / abs(self.ga_cost)
+        gap, ga_cost = self.gap, self.ga_cost
+        return None if gap is None or ga_cost is None or ga_cost == 0 else gap / abs(ga_cost)
 
     @property
     def notes(self) -> list[str]:
@@ -138,11 +138,12 @@ class RecourseResult(Report):
         if exact is None:
             return []
         where = f"{exact['property']} on the {exact['subject']} ({exact['states']:,} states, {exact['seconds']:.3f} s)"
+        gap = self.gap
         if self.optimal_cost is not None:
-            if self.ga_cost is None:
+            if self.ga_cost is None or gap is None:
                 return [f"least cost: {format_value(self.optimal_cost)} (Storm: {where}); the GA found no plan"]
             return [f"least cost: {format_value(self.optimal_cost)} (Storm: {where}); GA's cheapest "
-                    f"{format_value(self.ga_cost)}, gap {format_value(self.gap)}"]
+                    f"{format_value(self.ga_cost)}, gap {format_value(gap)}"]
         if self.lower_bound is not None:
             return [f"lower bound: {format_value(self.lower_bound)} (Storm: {where}, closed-loop strategies)"]
         return [f"Storm: {where} = {format_value(exact['value'])}"]

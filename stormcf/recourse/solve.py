@@ -66,8 +66,8 @@ def _solve(problem: Space, settings: BRKGASettings, exact: bool, achievable: boo
         timings["exact"] = time.perf_counter() - tick
     tick = time.perf_counter()
     optimal, lower = _optimum_values(exact_answer)
-    if optimal is not None and exact_answer[1].plan is not None:
-        candidates = _with_storm_plan(problem, candidates, exact_answer[1])
+    if optimal is not None and exact_answer is not None and exact_answer[1].plan is not None:
+        candidates = _with_storm_plan(problem, candidates, exact_answer[1].plan)
     checked = [_checked_plan(problem, plans, found_by) for plans, found_by in candidates]
     timings["checks"] = time.perf_counter() - tick
     ga_costs = [plan.cost for plan in checked if "GA" in plan.found_by]
@@ -76,7 +76,7 @@ def _solve(problem: Space, settings: BRKGASettings, exact: bool, achievable: boo
     front = _non_dominated(checked, problem)
     status = "interrupted" if ga.interrupted else _status(front, optimal, ga_cost, exact_answer)
     storm_front = None
-    if achievable and optimal is not None:
+    if achievable and optimal is not None and exact_answer is not None:
         tick = time.perf_counter()
         storm_front = _achievable(exact_answer[0], front, solver)
         timings["achievable"] = time.perf_counter() - tick
@@ -116,9 +116,10 @@ def _optimum_values(exact_answer) -> tuple[float | None, float | None]:
     return (value, None) if mdp.deterministic else (None, value)
 
 
-def _with_storm_plan(problem: Space, candidates: list[tuple[Plans, str]], answer: Optimum) -> list[tuple[Plans, str]]:
+def _with_storm_plan(problem: Space, candidates: list[tuple[Plans, str]],
+                     plan: list[tuple[int, float]]) -> list[tuple[Plans, str]]:
     """Add Storm's optimal plan to the GA's front (or mark the GA's identical plan)."""
-    storm_plan = Plans.from_steps([answer.plan], len(problem.domains))
+    storm_plan = Plans.from_steps([plan], len(problem.domains))
     key = storm_plan.keys()[0]
     for k, (plans, found_by) in enumerate(candidates):
         if np.array_equal(plans.keys()[0], key):

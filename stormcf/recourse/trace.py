@@ -67,6 +67,7 @@ def _python_trace(problem: RecourseProblem, plans: Plans) -> PlanTrace:
     features = problem.features
     states = [problem.state0]
     steps, layers = [], []
+    assert simulation.steps is not None  # record=True keeps every step
     for t, _, out, before in simulation.steps:
         i, value = plans.steps(0)[t]
         after = out.after[0]

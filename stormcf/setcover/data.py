@@ -173,7 +173,7 @@ class LabelledAgents:
                   instance=json.dumps(self.instance.to_dict()), info=json.dumps(self.info), **grouped)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "LabelledAgents":
+    def load(cls, path: str | Path) -> "LabelledAgents":
         """Read a labelled data set (``.npz`` from setcover-data or setcover-learn) and validate every part: the
         instance, the agents (integers >= 0, negative), the labels (action indices of the instance, in ascending
         order, each a cover of its agent) and their costs (finite, the labels' costs). One line naming the file
@@ -397,6 +397,6 @@ def generate_grouped(grouping: str, n: int = 20, actions: int = 100, p_f: float 
                           np.concatenate([np.full(len(p), g) for g, p in enumerate(parts)]))
 
 
-def load_instance(path: str | os.PathLike) -> SetCoverInstance:
+def load_instance(path: str | Path) -> SetCoverInstance:
     """An instance from a JSON instance file or from a labelled data set (.npz)."""
     return LabelledAgents.load(path).instance if Path(path).suffix == ".npz" else SetCoverInstance.load(path)

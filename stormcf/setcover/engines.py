@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -168,7 +169,9 @@ def solve_dp(problem: SetCoverProblem) -> EngineSolution:
 def storm_values(model: ExplicitModel) -> np.ndarray:
     """Storm's ``Rmin=? [F "goal"]`` in every state of a projected MDP (:meth:`Transitions.explicit_model`): one
     Storm call."""
-    return storm.check(model, storm.parse_property(model, RMIN)).values
+    values = storm.check(model, storm.parse_property(model, RMIN)).values
+    assert values is not None  # Rmin=? is quantitative: a value per state
+    return values
 
 
 def solve_storm(problem: SetCoverProblem) -> EngineSolution:
@@ -263,11 +266,14 @@ def solve_milp(problem: SetCoverProblem, solver: str = "auto") -> EngineSolution
         if unique:
             return EngineSolution(_multiset(best), _multiset(best), value, True, True)
     budget = (inst.expected_costs[None, :], -np.inf, value + TIE_TOLERANCE * max(1.0, abs(value)))
-    k = int(_milp(problem, solver, (budget,), objective=np.ones(inst.n_actions)).sum())
+    fewest = _milp(problem, solver, (budget,), objective=np.ones(inst.n_actions))
+    assert fewest is not None  # best meets the budget
+    k = int(fewest.sum())
     size = (np.ones((1, inst.n_actions)), k, k)
     fixed: dict[int, int] = {}
     for i in np.flatnonzero(repeat_bounds(problem)):
         most = _milp(problem, solver, (budget, size), objective=-np.eye(inst.n_actions)[i], fixed=fixed)
+        assert most is not None  # the optimum found so far meets the budget, the size and the fixed counts
         fixed[int(i)] = int(most[i])
         if sum(fixed.values()) == k:
             break
@@ -349,8 +355,9 @@ def solve_greedy(problem: SetCoverProblem) -> EngineSolution:
     return EngineSolution(actions, actions, problem.instance.cost(actions), None, False)
 
 
-ENGINES = {"bnb": solve_bnb, "dp": solve_dp, "milp": solve_milp, "storm": solve_storm,
-           "bruteforce": solve_bruteforce, "greedy": solve_greedy}
+ENGINES: dict[str, Callable[..., EngineSolution]] = {
+    "bnb": solve_bnb, "dp": solve_dp, "milp": solve_milp, "storm": solve_storm, "bruteforce": solve_bruteforce,
+    "greedy": solve_greedy}
 
 
 def run_engine(problem: SetCoverProblem, method: str, solver: str = "auto",

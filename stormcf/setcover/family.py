@@ -145,7 +145,9 @@ def _read_sets(instance: SetCoverInstance, X: np.ndarray, group: str | None, tra
 def _per_agent(instance: SetCoverInstance, X: np.ndarray, method: str, group: str | None, solver: str,
                run: Run) -> FamilyLabels:
     start = time.perf_counter()
-    values, actions, unique = np.zeros(len(X)), [], []
+    values = np.zeros(len(X))
+    actions: list[tuple[int, ...]] = []
+    unique: list[bool | None] = []
     for k, x in enumerate(run.progress(X, desc=f"labelling by {method}", unit="agent")):
         run.check(f"the labelling by {method}")
         problem = SetCoverProblem(instance, x, group)

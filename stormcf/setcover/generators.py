@@ -37,6 +37,7 @@ import time
 import zipfile
 import zlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -124,9 +125,9 @@ class TrainingSettings:
                   "l2": (self.l2, ">= 0", lambda v: v >= 0), "p_w": (self.p_w, ">= 0", lambda v: v >= 0),
                   "alpha": (self.alpha, ">= 0", lambda v: v >= 0),
                   "validation": (self.validation, "in (0, 1)", lambda v: 0 < v < 1)}
-        for name, (value, want, ok) in ranges.items():
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and ok(value)):
-                raise GeneratorError(f"{name} must be {want}, got {value!r}")
+        for name, (number, want, ok) in ranges.items():
+            if not (isinstance(number, (int, float)) and math.isfinite(number) and ok(number)):
+                raise GeneratorError(f"{name} must be {want}, got {number!r}")
         if self.p_w == 0 and self.alpha == 0:
             raise GeneratorError("p_w and alpha are both 0: the multi-label loss would be 0")
 
@@ -321,17 +322,28 @@ class Generator:
     info: dict[str, Any] = field(default_factory=dict)
 
     # ------------------------------------------------------------------------------------------------ inference
+    def _trained_network(self) -> Network | Ensemble:
+        if self.network is None:
+            raise GeneratorError(f"the {self.kind} generator has no network")
+        return self.network
+
+    def _neighbours(self) -> tuple[np.ndarray, np.ndarray]:
+        """(knn) the training agents and their class ids."""
+        if self.train_X is None or self.train_y is None:
+            raise GeneratorError(f"the {self.kind} generator has no training agents")
+        return self.train_X, self.train_y
+
     def class_scores(self, X: np.ndarray) -> np.ndarray:
         """(mc) softmax over the training CFEs; (knn) vote shares."""
         if self.kind == "mc":
-            return self.network.scores(X)
+            return self._trained_network().scores(X)
         if self.kind == "knn":
             return self._votes(np.asarray(X))
         raise GeneratorError(f"a {self.kind} generator has no CFE classes")
 
     def action_sets(self, X: np.ndarray) -> list[tuple[int, ...]]:
         """(na) the predicted action names: ``{a : σ(z^(a)) > 0.5}``, the argmax if that is empty."""
-        out = self.network.logits(X)
+        out = self._trained_network().logits(X)
         chosen = out > 0
         empty = ~chosen.any(axis=1)
         chosen[empty, out[empty].argmax(axis=1)] = True
@@ -342,10 +354,12 @@ class Generator:
         slots of the padded 3·n bits, seq2seq's decoded steps."""
         X = np.asarray(X)
         if self.kind == "seq2seq":
-            return self.decoder.decode(self.network.scores(X))
+            if self.decoder is None:
+                raise GeneratorError("the seq2seq generator has no decoder")
+            return self.decoder.decode(self._trained_network().scores(X))
         if self.kind != "fa":
             raise GeneratorError(f"a {self.kind} generator does not predict effect vectors")
-        bits = (self.network.logits(X) > 0).reshape(len(X), FA_SLOTS, self.n_features).astype(np.int8)
+        bits = (self._trained_network().logits(X) > 0).reshape(len(X), FA_SLOTS, self.n_features).astype(np.int8)
         return [rows[rows.any(axis=1)] for rows in bits]
 
     def predict(self, X: np.ndarray, instance: SetCoverInstance | None = None, top_k: int = 1
@@ -382,7 +396,8 @@ class Generator:
 
     def _votes(self, X: np.ndarray, chunk: int = 2048) -> np.ndarray:
         """Vote shares of the k nearest training agents (Hamming; ties by total distance, then class id)."""
-        T = self.train_X.astype(np.float32)
+        train_X, train_y = self._neighbours()
+        T = train_X.astype(np.float32)
         norms = T.sum(axis=1)
         K = len(self.classes)
         k = min(self.k, len(T))
@@ -391,7 +406,7 @@ class Generator:
             x = X[start:start + chunk].astype(np.float32)
             d = x.sum(axis=1)[:, None] + norms[None, :] - 2 * x @ T.T          # d_H for 0/1 vectors
             near = np.argpartition(d, k - 1, axis=1)[:, :k]
-            labels = self.train_y[near]
+            labels = train_y[near]
             dist = np.take_along_axis(d, near, axis=1)
             rows = np.repeat(np.arange(len(x)), k)
             votes = np.zeros((len(x), K))
@@ -416,12 +431,12 @@ class Generator:
             arrays.update(self.decoder.arrays())
         if self.kind == "knn":
             meta["k"] = self.k
-            arrays.update(train_X=np.packbits(self.train_X.astype(bool), axis=1),
-                          train_y=self.train_y.astype(np.int32))
+            train_X, train_y = self._neighbours()
+            arrays.update(train_X=np.packbits(train_X.astype(bool), axis=1), train_y=train_y.astype(np.int32))
         write_npz(path, meta=np.array(json.dumps(meta)), **arrays)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Generator":
+    def load(cls, path: str | Path) -> "Generator":
         """A generator file from :meth:`save`, validated: a malformed or hostile file raises
         :class:`GeneratorError` with one line naming the file and the field."""
         readable_file(path, GeneratorError)
@@ -734,9 +749,10 @@ def guarantee(problem: SetCoverProblem, candidates: list[tuple[int, ...]], certi
         actions, repaired = min(valid, key=lambda c: (inst.cost(c), len(c), c)), False
     else:
         start = usable[0] if usable else ()
-        actions, repaired = greedy_completion(problem, start), True
-        if actions is None:
+        completed = greedy_completion(problem, start)
+        if completed is None:
             return Guaranteed((), math.inf, raw, raw_valid, True)
+        actions, repaired = completed, True
     cost = inst.cost(actions)
     bound = gap = None
     if certify is not None:

@@ -7,6 +7,7 @@ instance (:mod:`.problem`), hence a module of their own.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..errors import OptionError
 from .data import LabelledAgents, check_parameters
@@ -87,7 +88,7 @@ class TrainingProblem:
             raise OptionError(f"the held-out share must be in (0, 1), got {self.test!r}")
 
 
-def training_settings(generator: str, **options: object) -> TrainingSettings | None:
+def training_settings(generator: str, **options: Any) -> TrainingSettings | None:
     """A network generator's hyper-parameters: its :data:`~.generators.DEFAULT_SETTINGS` with the ``options`` that are
     not None (``hidden``, ``epochs``, ..., ``ensemble``, ``seed``); None for ``knn``. An ensemble is refused for the
     generators that cannot be one."""

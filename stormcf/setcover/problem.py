@@ -28,6 +28,7 @@ import math
 import os
 from dataclasses import dataclass, replace
 from functools import cached_property
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -95,7 +96,8 @@ class SetCoverInstance:
 
     # ------------------------------------------------------------------------------------------------ building
     @classmethod
-    def from_arrays(cls, thresholds: Sequence[int], effects: np.ndarray, costs: Sequence[float], *,
+    def from_arrays(cls, thresholds: Sequence[int] | np.ndarray, effects: np.ndarray,
+                    costs: Sequence[float] | np.ndarray, *,
                     features: Sequence[str] | None = None, action_names: Sequence[str] | None = None,
                     requires: np.ndarray | None = None, success: Sequence[float] | None = None,
                     groups: Mapping[str, Sequence[str]] | None = None, source: str = "<arrays>"
@@ -170,7 +172,7 @@ class SetCoverInstance:
                    None if suc is None else _frozen(suc), groups, source)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "SetCoverInstance":
+    def load(cls, path: str | Path) -> "SetCoverInstance":
         """Read an instance file (JSON)."""
         return cls.from_dict(read_json(path, InstanceError), str(path))
 
@@ -230,11 +232,12 @@ class SetCoverInstance:
         """The same classifier with the catalogue cut down to the actions ``keep`` (ascending indices), no groups."""
         keep = np.asarray(keep, dtype=np.int64)
 
-        def cut(rows: np.ndarray | None) -> np.ndarray | None:
-            return None if rows is None else _frozen(rows[keep])
+        def cut(rows: np.ndarray) -> np.ndarray:
+            return _frozen(rows[keep])
 
         return replace(self, action_names=tuple(self.action_names[i] for i in keep), effects=cut(self.effects),
-                       costs=cut(self.costs), requires=cut(self.requires), success=cut(self.success), groups=None)
+                       costs=cut(self.costs), requires=None if self.requires is None else cut(self.requires),
+                       success=None if self.success is None else cut(self.success), groups=None)
 
     def action_index(self, name: str) -> int:
         try:
@@ -285,15 +288,15 @@ class SetCoverInstance:
         """Whether agent(s) meet the thresholds: ``x_j >= t_j`` for all j."""
         return np.all(np.asarray(x) >= self.thresholds, axis=-1)
 
-    def final_state(self, x: np.ndarray, actions: Sequence[int]) -> np.ndarray:
+    def final_state(self, x: np.ndarray, actions: Sequence[int] | np.ndarray) -> np.ndarray:
         """x* = x + Σ_{i∈I} e_i (the additive counterfactual state)."""
         return np.asarray(x, dtype=np.int64) + self.effects[list(actions)].sum(axis=0)
 
-    def is_valid(self, x: np.ndarray, actions: Sequence[int]) -> bool:
+    def is_valid(self, x: np.ndarray, actions: Sequence[int] | np.ndarray) -> bool:
         """Whether the action set I turns x positive: ``x + Σ_{i∈I} e_i >= t``."""
         return bool(self.is_positive(self.final_state(x, actions)))
 
-    def cost(self, actions: Sequence[int]) -> float:
+    def cost(self, actions: Sequence[int] | np.ndarray) -> float:
         """Σ_{i∈I} c_i (expected cost with stochastic effects: Σ c_i / p_i)."""
         return float(self.expected_costs[list(actions)].sum())
 

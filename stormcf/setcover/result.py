@@ -113,9 +113,9 @@ class SetCoverResult(Report):
                 lines.append(f"  {inst.action_names[i]} (cost {format_value(inst.costs[i])}{chance}): "
                              f"{', '.join(gives) or 'nothing'}")
             lines.append(f"  final state: {','.join(str(v) for v in self.final_state.tolist())}")
-            if self.status == "suboptimal" and self.gap is not None:
+            bound = self.optimal_cost if self.optimal_cost is not None else self.lower_bound
+            if self.status == "suboptimal" and self.gap is not None and bound is not None:
                 against = "the optimum" if self.optimal_cost is not None else "the LP lower bound"
-                bound = self.optimal_cost if self.optimal_cost is not None else self.lower_bound
                 lines.append(f"  {100 * self.gap:.3g}% above {against} {format_value(bound)}")
             if self.unique is False:
                 lines.append("  The optimum is not unique: this is the optimal set with the fewest actions "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,6 +44,8 @@ from .space import STATE_LIMIT
 
 #: the plan's cost on the DTMC it induces
 PLAN_COST = 'R{"cost"}=? [F "goal"]'
+
+T = TypeVar("T")
 
 
 def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True,
@@ -132,25 +134,26 @@ class _Agent:
 def _certify_optima(agents: list[_Agent], method: str) -> None:
     """Storm's ``Rmin`` on every agent's projected MDP at the agent's state, the MDPs side by side (one Storm call
     per :data:`STATE_LIMIT` states)."""
-    built = []
+    built: list[tuple[_Agent, ExplicitModel]] = []
     for agent in agents:
         problem = agent.problem
         try:
             trans, s0 = agent_transitions(problem)
-            agent.mdp = trans.explicit_model(s0, source=f"{problem.instance.source} (agent {problem.agent_text()})")
-            built.append(agent)
+            mdp = trans.explicit_model(s0, source=f"{problem.instance.source} (agent {problem.agent_text()})")
+            agent.mdp = mdp
+            built.append((agent, mdp))
         except SolverError as err:
             agent.notes.append(f"optimality proven by the {method} engine, not re-checked by Storm: {err}"
                                if agent.solution.optimal else f"Storm's optimum not computed: {err}")
-    for group in _by_size(built, lambda agent: agent.mdp.n_states):
-        union, offsets = disjoint_union([agent.mdp for agent in group], "projected MDPs of the batch")
+    for group in _by_size(built, lambda pair: pair[1].n_states):
+        union, offsets = disjoint_union([mdp for _, mdp in group], "projected MDPs of the batch")
         start = time.perf_counter()
         checks = check_model_states(
-            union, RMIN, offsets + [agent.mdp.initial_state for agent in group],
-            [f"projected MDP ({agent.mdp.n_states} states, {agent.mdp.n_choices} choices)" for agent in group],
-            expected=[agent.solution.value if agent.solution.optimal else None for agent in group])
+            union, RMIN, (offsets + np.array([mdp.initial_state for _, mdp in group])).tolist(),
+            [f"projected MDP ({mdp.n_states} states, {mdp.n_choices} choices)" for _, mdp in group],
+            expected=[agent.solution.value if agent.solution.optimal else None for agent, _ in group])
         seconds = (time.perf_counter() - start) / len(group)
-        for agent, check in zip(group, checks):
+        for (agent, _), check in zip(group, checks):
             agent.add_check("optimum", check, seconds)
 
 
@@ -161,7 +164,7 @@ def _certify_plans(agents: list[_Agent]) -> None:
     chains = [plan_dtmc(agent.problem, agent.solution.plan) for agent in agents]
     union, offsets = disjoint_union(chains, "DTMCs of the batch's plans")
     start = time.perf_counter()
-    checks = check_model_states(union, PLAN_COST, offsets,
+    checks = check_model_states(union, PLAN_COST, offsets.tolist(),
                                 [f"DTMC of the plan ({len(agent.solution.plan) + 1} states)" for agent in agents],
                                 expected=[agent.solution.value for agent in agents])
     seconds = (time.perf_counter() - start) / len(agents)
@@ -169,9 +172,9 @@ def _certify_plans(agents: list[_Agent]) -> None:
         agent.add_check("cost", check, seconds)
 
 
-def _by_size(agents: list[_Agent], size) -> list[list[_Agent]]:
+def _by_size(agents: list[T], size: Callable[[T], int]) -> list[list[T]]:
     """The agents in consecutive groups of at most :data:`STATE_LIMIT` states in all (one agent at least)."""
-    groups: list[list[_Agent]] = []
+    groups: list[list[T]] = []
     total = STATE_LIMIT
     for agent in agents:
         if total + size(agent) > STATE_LIMIT:
@@ -209,7 +212,7 @@ def plan_dtmc(problem: SetCoverProblem, plan: tuple[int, ...]) -> ExplicitModel:
     valuations = {f: states[:, j] for j, f in enumerate(inst.features)}
     actions = ("",) + inst.action_names
     choice_actions = np.append(np.asarray(plan, dtype=np.int64) + 1, 0)
-    return ExplicitModel(P, np.arange(k + 2), choice_actions, actions, {"goal": inst.is_positive(states)},
+    return ExplicitModel(P, np.arange(k + 2), choice_actions, actions, {"goal": np.asarray(inst.is_positive(states))},
                          valuations, {"cost": RewardModel("cost", choice=reward)}, 0, model_type="dtmc",
                          source=f"plan of agent {problem.agent_text()}")
 

@@ -135,9 +135,10 @@ class StateSpace:
         """(S, A): the available actions whose preconditions hold, ``s >= requires_i`` (the features left out of the
         projection sit at their cap, which meets every precondition)."""
         mask = np.broadcast_to(self.available, (len(codes), len(self.available)))
-        if not self.instance.ordered:
+        requires = self.instance.requires
+        if requires is None or not self.instance.ordered:
             return mask
-        req = np.minimum(self.instance.requires[:, self.features], self.caps)
+        req = np.minimum(requires[:, self.features], self.caps)
         digits = self.decode(codes)
         return mask & np.all(digits[:, None, :] >= req[None, :, :], axis=2)
 
@@ -330,7 +331,8 @@ class Transitions:
             state, column = np.nonzero(first)
             chosen = key[state, column]
             parts.append((state + start, by_cost[chosen % A], chosen // A))
-        return tuple(np.concatenate(part) for part in zip(*parts))
+        state, action, successor = (np.concatenate(part) for part in zip(*parts))   # n_states >= 1: parts
+        return state, action, successor
 
 
     def _pivot_actions(self, rows: slice) -> np.ndarray | bool:

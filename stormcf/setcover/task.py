@@ -33,6 +33,7 @@ class InstanceFile:
             object.__setattr__(self, "pin", FilePin.of(self.path))
 
     def load(self) -> SetCoverInstance:
+        assert self.pin is not None  # __post_init__ pins the file
         return load_instance(self.pin.readable(self.path))
 
 
@@ -61,7 +62,7 @@ class SetCoverExplanation(Analysis):
             if "agent" not in data:
                 raise StateError(f'{where}: expected an agent [0, 1, ...] or {{"agent": [...], "group": "g"}}')
             data, group = data["agent"], data.get("group", group)
-        return SetCoverProblem(instance, instance.agent(data, where), group)
+        return SetCoverProblem(instance, instance.agent(data, where or "agent"), group)
 
     def solve(self, problem: SetCoverProblem, run: Run) -> SetCoverResult:
         return solve_setcover(problem, self.settings.method, solver=self.settings.solver, run=run)

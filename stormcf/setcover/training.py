@@ -28,7 +28,7 @@ import contextlib
 import math
 import time
 from dataclasses import replace
-from typing import Iterator
+from typing import Iterator, cast
 
 import numpy as np
 import torch
@@ -64,9 +64,12 @@ class DenseNet(nn.Module):
         weights, biases = [], []
         with torch.no_grad():
             for linear, norm in zip(self.linear, self.norm):
-                s = norm.weight / torch.sqrt(norm.running_var + norm.eps)
+                assert isinstance(linear, nn.Linear) and isinstance(norm, nn.BatchNorm1d)  # as built in __init__
+                mean, var = norm.running_mean, norm.running_var
+                assert mean is not None and var is not None  # BatchNorm1d tracks them by default
+                s = norm.weight / torch.sqrt(var + norm.eps)
                 weights.append((linear.weight * s[:, None]).T)
-                biases.append((linear.bias - norm.running_mean) * s + norm.bias)
+                biases.append((linear.bias - mean) * s + norm.bias)
             weights.append(self.out.weight.T)
             biases.append(self.out.bias)
             return Network(tuple(_numpy(w) for w in weights), tuple(_numpy(b) for b in biases), output)
@@ -147,7 +150,7 @@ class Task:
         if kind == "mc":
             index = {c: i for i, c in enumerate(self.classes)}
             self.targets = torch.tensor([index[a] for a in data.actions], dtype=torch.long)
-            self.model: nn.Module = DenseNet(n, settings.hidden, len(self.classes), settings.dropout)
+            self.model: DenseNet | EncoderDecoder = DenseNet(n, settings.hidden, len(self.classes), settings.dropout)
         elif kind == "na":
             y = np.zeros((len(data), A), dtype=np.float32)
             for r, a in enumerate(data.actions):
@@ -183,7 +186,7 @@ class Task:
     def generator(self) -> Generator:
         inst = self.instance
         gen = Generator(self.kind, inst.n_features, inst.n_actions, list(self.classes))
-        if self.kind == "seq2seq":
+        if isinstance(self.model, EncoderDecoder):       # seq2seq
             gen.network, gen.decoder = self.model.export()
         else:
             gen.network = self.model.export("softmax" if self.kind == "mc" else "sigmoid")
@@ -258,7 +261,8 @@ def _ensemble(members: list[Generator], settings: TrainingSettings, seconds: flo
     """The generator averaging ``members``; why it stopped: the first time limit or interrupt among them, one if
     fewer networks than asked were trained, else the last network's reason."""
     gen = members[0]
-    gen.network = Ensemble(tuple(m.network for m in members)) if len(members) > 1 else gen.network
+    networks = tuple(cast(Network, m.network) for m in members)  # each member: one network of _fit_network
+    gen.network = Ensemble(networks) if len(members) > 1 else gen.network
     reasons = [m.info["stopped"] for m in members]
     cut = "interrupted" if interrupted else "time limit"
     stopped = next((r for r in reasons if r in ("interrupted", "time limit")),
@@ -286,12 +290,12 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
         batches = _batches(len(train_rows), settings.batch_size)
         optimiser = torch.optim.Adam(task.model.parameters(), lr=settings.learning_rate, weight_decay=settings.l2)
         schedule = OneCycle(optimiser, settings.learning_rate, settings.epochs * len(batches), deadline)
-        train_rows = torch.from_numpy(train_rows)
+        train_index = torch.from_numpy(train_rows)
         best, best_epoch, best_score, history, stopped, warm_end = None, 0, -1.0, [], "epochs", 0
         with deadline.progress(total=settings.epochs, desc=f"training {kind}{label}", unit="epoch") as bar:
             for epoch in range(1, settings.epochs + 1):
                 task.model.train()
-                order = train_rows[torch.randperm(len(train_rows), generator=rng)]
+                order = train_index[torch.randperm(len(train_index), generator=rng)]
                 total = 0.0
                 for lo, hi in batches:
                     rows = order[lo:hi]
