@@ -127,6 +127,21 @@ def _meminfo(key: str) -> int | None:
     return None
 
 
+#: clock ticks per second of /proc's CPU times
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user and system, all threads) the process ``pid`` has used so far; None where /proc is missing
+    or the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()             # after the command name, which may hold spaces
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS      # utime, stime (fields 14 and 15)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def resident_memory() -> int:
     """Bytes of memory this process holds now (``VmRSS``; 0 where /proc is missing)."""
     return _status("VmRSS:")

@@ -48,6 +48,7 @@ from typing import Any, Callable, Sequence
 
 from .. import interrupt
 from ..deadline import Deadline
+from ..limits import process_cpu_seconds
 from ..run import Run
 
 #: seconds between two looks at the deadline and the stop request while children work
@@ -56,8 +57,6 @@ POLL = 0.05
 SIGINT_POLL = 0.01
 
 _abandoned: list[threading.Event] = []
-#: clock ticks per second of /proc's CPU times
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -184,12 +183,8 @@ class _Child:
     def cpu(self) -> float:
         """CPU seconds (user and system, all threads) the child has used so far; its wall seconds where /proc is
         missing."""
-        try:
-            with open(f"/proc/{self.pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()         # after the command name, which may hold spaces
-            return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS  # utime, stime (fields 14 and 15)
-        except (OSError, IndexError, ValueError):
-            return time.monotonic() - self.began
+        seconds = process_cpu_seconds(self.pid)
+        return time.monotonic() - self.began if seconds is None else seconds
 
     def read(self) -> bool:
         """Read what is there; True at the end of the data."""
