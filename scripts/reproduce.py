@@ -382,12 +382,13 @@ def sepsis_single_patients(quick: bool) -> Section:
     for i, (seed, problem, policy, sampled, summary) in enumerate(patients):
         o = problem.observed_outcome
         fig = "Fig. 5" if i == 0 else "Fig. 8"
+        frequent = np.array(summary.change_frequency) > 0.05
         sec.add(f"{fig}, path seed {seed} (o(τ) = {o:g})",
                 "9.5 % average improvement (Fig. 5)" if i == 0 else "counterfactual outcomes mostly >= observed",
                 f"h = {policy.value(k):.1f}, improvement {100 * (policy.value(k) - o) / abs(o):.1f} %; sampled mean "
                 f"{summary.mean_outcome:.1f}; {100 * np.mean(sampled.outcomes >= o):.0f} % of realizations >= o(τ); "
-                f"changes at t = {', '.join(str(t) for t in np.flatnonzero(np.array(summary.change_frequency) > 0.05))}"
-                f" (> 5 % of realizations); {len(summary.explanations)} unique explanations",
+                f"changes at t = {', '.join(map(str, np.flatnonzero(frequent))) or 'none'} (> 5 % of realizations); "
+                f"{len(summary.explanations)} unique explanations",
                 "another process (Sepsis, not therapy)")
     first = patients[0][4]
     table = ["Fig. 5c on the first path: the unique explanations (changes t: from -> to), their mean counterfactual "
@@ -833,7 +834,8 @@ def deviation_cause() -> Section:
                                ("Sepsis", "almost catastrophic"))]
     runs += [(f"the authors' {env} MDP, {reward} rewards", lambda env=env, reward=reward: _authors_mdp(env, reward),
               kind, horizon) for env, reward, kind, horizon in (
-                 ("gridworld_0.4", "authors", "slightly suboptimal", T), ("sepsis", "authors", "almost catastrophic", T),
+                 ("gridworld_0.4", "authors", "slightly suboptimal", T),
+                 ("sepsis", "authors", "almost catastrophic", T),
                  ("sepsis", "state", "almost catastrophic", T), ("sepsis", "authors", "almost catastrophic", 5),
                  ("sepsis", "authors", "almost catastrophic", 20))]
     for label, build, kind, horizon in runs:
