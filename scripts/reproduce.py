@@ -2,7 +2,7 @@
 
     python scripts/reproduce.py                  # every seed, full settings (see docs/reproduction.md for times)
     python scripts/reproduce.py 002 004          # some seeds
-    python scripts/reproduce.py --quick          # every seed in its smoke setting (seconds; the CI test runs this)
+    python scripts/reproduce.py --quick          # every seed in its smoke setting (about 25-30 CPU s; the CI test runs it)
     python scripts/reproduce.py 000 --out results/reproduction
 
 One script for all five seeds, so that every comparison has the same shape (a row per quantity: the paper's number,
