@@ -58,12 +58,17 @@ def load(name: str):
     return model, behaviour, model.label(bad)
 
 
-def four_paths(name: str, model, behaviour, bad) -> dict[str, ObservedPath]:
-    r = model.step_rewards("r")
+def near_bad(model, bad: np.ndarray) -> np.ndarray:
+    """The states outside ``bad`` with an action that can reach a state of ``bad`` in one step."""
     P = model.transitions
     near = np.zeros(model.n_states, dtype=bool)
     near[model.state_of_choice[np.unique(P.nonzero()[0][bad[P.indices]])]] = True
-    near &= ~bad
+    return near & ~bad
+
+
+def four_paths(name: str, model, behaviour, bad) -> dict[str, ObservedPath]:
+    r = model.step_rewards("r")
+    near = near_bad(model, bad)
     sims = [simulate(model, behaviour, T, seed=seed) for seed in range(400)]
     visits = lambda p, mask: bool(mask[np.append(p.states, p.final_state)].any())  # noqa: E731
     reward = lambda p: p.outcome(r)                                                # noqa: E731
