@@ -115,13 +115,23 @@ def _scip(data: dict, catch_ctrl_c: bool = True) -> dict:
     return out if status in ("optimal", "infeasible", "unbounded", "limit") else _failed(out, raw)
 
 
+def _native_output():
+    """stormcf.console.native_output, also when this file runs as a script (a child process: no parent package)."""
+    if not __package__:
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        from stormcf.console import native_output
+        return native_output
+    from ..console import native_output
+    return native_output
+
+
 def _highs(data: dict, progress: str | None = None) -> dict:
     try:
         import highspy
     except ImportError:                             # HiGHS as bundled with scipy (always installed)
         return _scipy_milp(data)
     start = time.perf_counter()
-    from ..console import native_output
+    native_output = _native_output()
     with native_output(show=bool(data["verbose"])):    # the first Highs of a process prints a banner to stdout
         h = highspy.Highs()
     h.setOptionValue("output_flag", bool(data["verbose"]))
