@@ -649,7 +649,7 @@ def action_effect_section(records: dict[str, list[dict]]) -> Section:
         for key, effect in runs.items():
             at = [(t, v) for (a, t), v in effect.items() if a == action]
             first = next((t for t, v in at if v[0] > 0.5), None)
-            cells.append(f"{key}: " + "; ".join(f"t={t} {m:.2f} [{lo:.2f}, {hi:.2f}] ({n})"
+            cells.append(f"{key}: " + "; ".join(f"t={t} {m:.3f} [{lo:.3f}, {hi:.3f}] ({n})"
                                                 for t, (m, lo, hi, n) in at)
                          + f" -> first t with median > 0.5: {first if first else 'none'}")
         sec.add(action, paper, "<br>".join(cells), "")
@@ -672,7 +672,8 @@ def action_effect_figure(runs: dict[str, dict[tuple[str, int], tuple]], out: Pat
             if at:
                 t = [x for x, _ in at]
                 m, lo, hi = (np.array([v[i] for _, v in at]) for i in range(3))
-                ax.errorbar(t, m, yerr=[m - lo, hi - m], marker="o", ms=3, capsize=2, label=key.split(" (")[0])
+                label = key.replace(" (authors' network and instances)", ", authors' network")
+                ax.errorbar(t, m, yerr=[m - lo, hi - m], marker="o", ms=3, capsize=2, label=label)
         ax.axhline(0.5, ls="--", lw=0.8, color="grey")
         ax.set_xticks(range(1, 6))
         ax.set_title(action, fontsize=9)
