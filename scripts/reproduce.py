@@ -231,7 +231,7 @@ def event_log_experiments(quick: bool) -> list[Section]:
         status = Counter(s for s, _ in runs)
         times = np.array([t for _, t in runs])
         paper = TABLE1.get(name)
-        paper_text = "-" if paper is None else (" / ".join(f"{x:g}" for x in paper[0]) + "; "
+        paper_text = "-" if paper is None else (" / ".join(f"{x:.2f}" for x in paper[0]) + "; "
                                                 + " / ".join(map(str, paper[1])))
         table_4 = "" if paper is None else f" ({' / '.join(map(str, paper[2]))})"
         lines.append(f"| {name} ({origin}) | {model.n_states} / {model.n_transitions} / {int(degree.max())}"
@@ -240,7 +240,7 @@ def event_log_experiments(quick: bool) -> list[Section]:
                      f"{status['suboptimal']} / {status['timeout']} | {paper_text} |")
         if paper:
             table1.add(f"{name}: mean / max s; optimal or trivial / infeasible / timeout",
-                       f"{paper[0][0]:g} / {paper[0][3]:g}; {paper[1][0]} / {paper[1][1]} / {paper[1][2]} of 110",
+                       f"{paper[0][0]:.2f} / {paper[0][3]:.2f}; {paper[1][0]} / {paper[1][1]} / {paper[1][2]} of 110",
                        f"{times.mean():.2f} / {times.max():.2f}; {status['optimal'] + status['trivial']} / "
                        f"{status['infeasible']} / {status['timeout']} of {len(runs)} ({status['suboptimal']} "
                        f"suboptimal)", "a generated log of the model's size, not the preprocessed GrepS/BPIC log "
