@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -64,13 +64,39 @@ def run_instance(run: str, dataset: str, discounted: bool, instance: int, settin
               "seconds": seconds, "cpu_seconds": cpu, "ga_seconds": result.timings["ga"],
               "evaluations": result.evaluations,
               "front": [{"actions": p.actions, "values": p.values, "cost": p.cost, "effort": p.effort,
-                         "gower": p.gower} for p in result.front]}
+                         "gower": p.gower, "accept_probability": accept_probabilities(problem, p)}
+                        for p in result.front]}
     tick = time.perf_counter()
     mdp = plan_mdp(problem.with_grid(grid))
     answer = optimum(mdp)
     record["grid"] = {"points": grid, "states": mdp.model.n_states, "least_cost": answer.value,
                       "seconds": time.perf_counter() - tick, "storm_seconds": answer.check.seconds}
     return record
+
+
+def accept_probabilities(problem, plan) -> list[float]:
+    """f(x_t) after every step t of a front plan: the classifier's probability of the target class (Fig. 6)."""
+    X = np.array([problem.variant(x0=state).state0 for state in plan.states[1:]])
+    p = problem.classifier.predict_proba(X)
+    return (p if problem.classifier.classes[1] == problem.target else 1.0 - p).tolist()
+
+
+def action_effect(records: list[dict], resamples: int = 1000, seed: int = 0) -> dict[tuple[str, int], tuple]:
+    """Fig. 6: per action and position t over all front plans, (median f(x_t) after the action, the bootstrapped 95 %
+    interval of that median (2.5 and 97.5 percentiles over ``resamples`` resamples), how many plans)."""
+    values = defaultdict(list)
+    for r in records:
+        for p in r["front"]:
+            for t, (action, q) in enumerate(zip(p["actions"], p["accept_probability"]), 1):
+                values[action, t].append(q)
+    rng = np.random.default_rng(seed)
+    out = {}
+    for key, v in sorted(values.items()):
+        v = np.asarray(v)
+        medians = np.median(v[rng.integers(0, v.size, (resamples, v.size))], axis=1)
+        low, high = np.percentile(medians, [2.5, 97.5])
+        out[key] = (float(np.median(v)), float(low), float(high), v.size)
+    return out
 
 
 def least_effort_t2(record: dict) -> float | None:
