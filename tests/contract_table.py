@@ -33,11 +33,11 @@ def _checks(case) -> str:
 
 
 def rows() -> list[str]:
-    """One row per registered analysis, in the registry's order."""
+    """One row per registered analysis, by command."""
     from stormcf.analysis import registry
     parsers, cases = _subparsers(), builtin_cases()
     lines = [HEADER, "|" + "---|" * (HEADER.count("|") - 1)]
-    for command, analysis in registry().items():
+    for command, analysis in sorted(registry().items()):
         case = cases.get(command)
         limit = f"{analysis.time_limit:g} s" if analysis.time_limit else "none"
         stop = "best checked answer, `interrupted`" if analysis.stoppable else "exit 130, no output"

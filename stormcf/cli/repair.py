@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="""a bound that must hold, e.g. 'P<=0.01 [F "error"]', 'R{"cost"}<=5 [F "done"]' """
                         "(repeatable: all at once); on an MDP as Storm decides it (every scheduler, or the one its "
                         "min/max names)")
-    p.add_argument("--nominal", "-n", metavar="NAME=VALUE,...",
+    p.add_argument("--nominal", metavar="NAME=VALUE,...",
                    help="the parameters' values today, e.g. pL=0.8,pK=0.9 (decimals and fractions are read exactly)")
     p.add_argument("--region", metavar="'LO<=NAME<=HI,...'",
                    help="where to search (default: each parameter in [0.001, 0.999]), e.g. '0.5<=pL<=0.999'")
