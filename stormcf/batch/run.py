@@ -421,6 +421,7 @@ class BatchRun:
     def __init__(self, source: Source, analysis: Analysis, items: Iterable[Item], workers: int | None = None,
                  run: Deadline | None = None, item_seconds: float | None = None) -> None:
         self.source, self.analysis, self.items, self.workers = source, analysis, list(items), workers
+        _require_distinct_positions(self.items)
         self.budget = Budget.of(run if run is not None else Deadline(None), item_seconds)
         self._done: dict[int, Outcome] = {}         # done, not yet yielded (and the last one yielded)
         self._yielded = 0                           # how many items were yielded
@@ -502,6 +503,15 @@ class BatchRun:
         unfinished = ItemError(self.analysis.command, message, error_type, False, status=status)
         return [done.get(item.index) or _outcome(self.analysis, item, unfinished, 0.0)
                 for item in self.items[handled:]]
+
+
+def _require_distinct_positions(items: Sequence[Item]) -> None:
+    """Outcomes are matched to items by their index: refuse two items of one index (a caller's bug, not a user's)."""
+    seen: set[int] = set()
+    for item in items:
+        if item.index in seen:
+            raise ValueError(f"two items at position {item.index} of the batch: every item needs its own index")
+        seen.add(item.index)
 
 
 def _worker_deaths() -> tuple[type[BaseException], ...]:

@@ -2,7 +2,7 @@
 worker builds the model once."""
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -61,12 +61,19 @@ class CountingModelFile(ModelFile):
 def test_each_worker_builds_the_model_once(items, tmp_path):
     log = tmp_path / "builds.log"
     source = CountingModelFile(SEPSIS, log=str(log))
-    outcomes = list(run_batch(source, IntervalCounterfactualMDP(reward="r"), items * 3, workers=2))
+    many = [replace(item, index=k) for k, item in enumerate(items * 3)]
+    outcomes = list(run_batch(source, IntervalCounterfactualMDP(reward="r"), many, workers=2))
     assert len(outcomes) == 24
     builds = log.read_text().split()
     assert len(set(builds)) == len(builds), builds                          # at most once per worker process
-    assert 1 <= len(builds) < len(chunks(items * 3, 2, False)), builds      # fewer than the chunks: kept, reused
+    assert 1 <= len(builds) < len(chunks(many, 2, False)), builds           # fewer than the chunks: kept, reused
     assert str(os.getpid()) not in builds                                   # and never here
+
+
+def test_items_of_one_position_are_refused(items):
+    """Outcomes are matched to items by position: two items with one index would be one answer for two inputs."""
+    with pytest.raises(ValueError, match="two items at position 0"):
+        run_batch(ModelFile(SEPSIS), IntervalCounterfactualMDP(reward="r"), items * 2, workers=2)
 
 
 def test_a_bad_model_fails_a_parallel_batch(items, tmp_path):
