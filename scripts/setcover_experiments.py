@@ -6,7 +6,7 @@
     python scripts/setcover_experiments.py topk                         # MC / kNN top-k: full sort vs argpartition
     python scripts/setcover_experiments.py table2 [--generators mc,na] [--variants all,>40] [--plot C.png]
     python scripts/setcover_experiments.py table3 [--targets 0,20,200]  # MC before and after augmentation
-    python scripts/setcover_experiments.py table4                       # grouped data: exact match per group
+    python scripts/setcover_experiments.py table4 [--groupings probabilistic]  # exact match per group
     python scripts/setcover_experiments.py table5 [--costs real,int1]   # the data sets' sizes and CFE sizes
     python scripts/setcover_experiments.py fig6 [--sizes 1000,10000]    # exact match against training-set size
 
@@ -334,7 +334,8 @@ def timed_training(kind: str, train_set, args: argparse.Namespace, watch=None, s
 
 def table2(args: argparse.Namespace) -> None:
     """Table 2: exact match of every generator on the n = 20 data (``all``, ``>10``, ``>40``), the training time,
-    epochs, and the learning curve (test exact match per epoch, against epochs and minutes) in ``--curves``."""
+    epochs, the learning curve (test exact match per epoch, against epochs and minutes) in ``--curves``, and the
+    mistakes of each generator (§5.6, Fig. 8: :func:`mistakes`)."""
     from stormcf.setcover.data import frequency_filter
     start = time.perf_counter()
     data = paper_data(args.seed, args.quick)
