@@ -6,7 +6,7 @@
     python scripts/setcover_experiments.py topk                         # MC / kNN top-k: full sort vs argpartition
     python scripts/setcover_experiments.py table2 [--generators mc,na] [--variants all,>40] [--plot C.png]
     python scripts/setcover_experiments.py table3 [--targets 0,20,200]  # MC before and after augmentation
-    python scripts/setcover_experiments.py table4                       # grouped data: exact match per group
+    python scripts/setcover_experiments.py table4 [--groupings probabilistic]  # exact match per group
     python scripts/setcover_experiments.py table5 [--costs real,int1]   # the data sets' sizes and CFE sizes
     python scripts/setcover_experiments.py fig6 [--sizes 1000,10000]    # exact match against training-set size
 
@@ -334,7 +334,8 @@ def timed_training(kind: str, train_set, args: argparse.Namespace, watch=None, s
 
 def table2(args: argparse.Namespace) -> None:
     """Table 2: exact match of every generator on the n = 20 data (``all``, ``>10``, ``>40``), the training time,
-    epochs, and the learning curve (test exact match per epoch, against epochs and minutes) in ``--curves``."""
+    epochs, the learning curve (test exact match per epoch, against epochs and minutes) in ``--curves``, and the
+    mistakes of each generator (§5.6, Fig. 8: :func:`mistakes`)."""
     from stormcf.setcover.data import frequency_filter
     start = time.perf_counter()
     data = paper_data(args.seed, args.quick)
@@ -342,7 +343,7 @@ def table2(args: argparse.Namespace) -> None:
           f"timings: wall and CPU minutes of this process (CPU counts both threads)", flush=True)
     print(f"{'generator':>9} {'data':>4} {'exact':>7} {'± 95%':>7} {'paper':>6} {'valid':>6} {'optimal*':>8} "
           f"{'train':>6} {'wall min':>8} {'CPU min':>8} {'epochs':>6} {'best':>5} {'stopped':>14}")
-    curves = {}
+    curves, errors = {}, []
     for variant in args.variants.split(","):
         subset = data if variant == "all" else frequency_filter(data, int(variant.lstrip(">")))
         train_set, test_set = split(subset, seed=args.seed)
@@ -357,11 +358,19 @@ def table2(args: argparse.Namespace) -> None:
                   f"{paper if paper else '-':>6} {raw['valid_rate']:6.3f} {top['guaranteed_optimal_rate']:8.3f} "
                   f"{len(train_set):>6} {wall:8.1f} {cpu:8.1f} {info.get('epochs', '-'):>6} "
                   f"{best_epochs(info, '/') if 'best_epoch' in info else '-':>5} {info['stopped']:>14}", flush=True)
+            errors.append(f"{name:>9} {variant:>4} {mistakes(gen, test_set)}")
             curves[f"{kind} {variant}"] = {"exact_match": raw["exact_match"], "wall_minutes": wall,
                                            "cpu_minutes": cpu, "by_size": raw["exact_match_by_size"],
                                            "settings": info.get("settings"), "history": info.get("history", [])}
     print("optimal*: after the guarantees (mc/knn: the cheapest valid of the top 5; na/fa/seq2seq: validated and "
           "repaired)")
+    print("the mistakes (§5.6, Fig. 8; paper: MC on '>10' 1.58% of the agents, 100% of them feasible, FA on '>10' "
+          "10.8%, 63.10% feasible; MC on 'all': infeasible mistakes cheaper than the true CFE, feasible ones dearer)")
+    print(f"{'generator':>9} {'data':>4} {'mistakes':>8} {'feasible':>8} "
+          f"{'infeasible (cheaper), cost ratio q25/50/75':>38} {'feasible (dearer), cost ratio q25/50/75':>35}")
+    print("\n".join(errors))
+    print("cost ratio: predicted / true CFE cost; cheaper / dearer: share of those mistakes whose predicted CFE costs "
+          "less / more than the true one")
     _write_curves(curves, args)
 
 
@@ -424,15 +433,17 @@ def table4(args: argparse.Namespace) -> None:
     in both readings of the paper (notes §4.1 item 7): one generator for all groups that is not told the group, and
     one generator per group trained on that group's agents."""
     kind = (args.generators or "mc").split(",")[0]
-    for grouping in ("manual", "probabilistic"):
+    for grouping in args.groupings.split(","):
         start = time.perf_counter()
         data = paper_data(args.seed, args.quick, grouping)
         train_set, test_set = split(data, seed=args.seed)
         joint, wall, cpu = timed_training(kind, train_set, args)
         facts = exact_match(joint, test_set)
+        by_group = ", ".join(f"{name} {'-' if rate is None else f'{rate:.3f}'}"
+                             for name, rate in facts["exact_match_by_group"].items())
         print(f"{grouping} groups: {len(data):,} agents ({time.perf_counter() - start:.0f} s with labelling); {kind} "
-              f"for all groups, not told the group: exact match {facts['exact_match']:.3f} ({wall:.1f} min wall, "
-              f"{cpu:.1f} min CPU); one {kind} per group:")
+              f"for all groups, not told the group: exact match {facts['exact_match']:.3f}, per group {by_group} "
+              f"({wall:.1f} min wall, {cpu:.1f} min CPU); one {kind} per group:", flush=True)
         for g, (name, rate) in enumerate(facts["exact_match_by_group"].items()):
             mine = train_set.subset(np.flatnonzero(train_set.groups == g))
             theirs = test_set.subset(np.flatnonzero(test_set.groups == g))
@@ -441,6 +452,31 @@ def table4(args: argparse.Namespace) -> None:
             shown = ["-" if r is None else f"{r:.3f}" for r in (rate, alone)]
             print(f"  {name}: all groups {shown[0]}, own generator {shown[1]} ({len(theirs)} test agents, "
                   f"{len(mine)} training; paper {PAPER_TABLE4[grouping][g]:.3f})", flush=True)
+
+
+def mistakes(gen, test_set) -> str:
+    """§5.6 and Fig. 8: of the agents whose prediction is not their CFE, how many got a feasible one (valid, so
+    dearer than the unique optimum), and the cost of the predicted CFE against the true one (quartiles of the
+    ratio) for the infeasible and the feasible mistakes."""
+    inst = test_set.instance
+    wrong = np.flatnonzero(~gen.exact_matches(test_set.X, test_set.actions, inst))
+    predicted = [c[0] for c in gen.predict(test_set.X[wrong], inst)] if len(wrong) else []
+    valid = np.array([inst.is_valid(test_set.X[i], p) for i, p in zip(wrong, predicted)], dtype=bool)
+    ratio = np.array([inst.cost(p) for p in predicted]) / np.maximum(test_set.cost[wrong], 1e-300)
+    return (f"{len(wrong):>8,} {_share(valid):>8} {_cost_summary(ratio[~valid], below=True):>38} "
+            f"{_cost_summary(ratio[valid], below=False):>35}")
+
+
+def _share(mask: np.ndarray) -> str:
+    return f"{mask.mean():.1%}" if mask.size else "-"
+
+
+def _cost_summary(ratio: np.ndarray, below: bool) -> str:
+    if not ratio.size:
+        return "-"
+    side = ratio < 1 if below else ratio > 1
+    q = np.percentile(ratio, [25, 50, 75])
+    return f"{ratio.size} ({_share(side)}), " + " / ".join(f"{v:.2f}" for v in q)
 
 
 def fig6(args: argparse.Namespace) -> None:
@@ -531,6 +567,7 @@ def main() -> None:
                         help="which generators (table2: mc,na,fa,seq2seq,knn; table4: mc; fig6: mc,knn)")
     parser.add_argument("--variants", default="all", help="table2: data variants all,>10,>40")
     parser.add_argument("--targets", default="0,20,200", help="table3: augmentation targets (0: none)")
+    parser.add_argument("--groupings", default="manual,probabilistic", help="table4: grouped data sets")
     parser.add_argument("--costs", default="real,int1", help="table5: readings of the coordinate costs (real, int0, "
                         "int1)")
     parser.add_argument("--time-limit", type=float, default=None, help="seconds per training run (best epoch kept)")

@@ -426,7 +426,7 @@ def test_experiment_scripts_quick(argv, tmp_path):
     done = subprocess.run([sys.executable, str(script), *argv, "--quick", "--plot", str(tmp_path / "p.png")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert {"table2": "knn  all", "table3": "    20 ", "table4": "probabilistic groups", "fig6": "per CFE size",
+    assert {"table2": "feasible (dearer)", "table3": "    20 ", "table4": "probabilistic groups", "fig6": "per CFE size",
             "table5": "mid5  int1"}[argv[0]] in done.stdout
     assert argv[0] in ("table3", "table4", "table5") or (tmp_path / "p.png").stat().st_size > 0
 
