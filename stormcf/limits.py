@@ -73,9 +73,22 @@ def require_headroom(needed: int, what: str) -> None:
 
 def is_out_of_memory(err: BaseException) -> bool:
     """Whether ``err`` is running out of memory: a :class:`MemoryError`, an OSError ENOMEM (a memory map, a thread
-    or a process that cannot be made), or an error whose message says so."""
+    or a process that cannot be made), an error whose message says so, or CPython's SystemError of a C function
+    whose allocation failed without setting MemoryError (``compile`` under a tight ``ulimit -v``) while the address
+    space is at its limit."""
     return (isinstance(err, MemoryError) or (isinstance(err, OSError) and err.errno == errno.ENOMEM)
-            or any(text in str(err).lower() for text in _OUT_OF_MEMORY))
+            or any(text in str(err).lower() for text in _OUT_OF_MEMORY)
+            or (isinstance(err, SystemError) and "without setting an exception" in str(err)
+                and _address_space_nearly_full()))
+
+
+#: how close to its ``ulimit -v`` a process's address space counts as full (what a failed allocation leaves)
+ADDRESS_SPACE_MARGIN = 64 * 2 ** 20
+
+
+def _address_space_nearly_full() -> bool:
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return limit != resource.RLIM_INFINITY and _mapped() > limit - ADDRESS_SPACE_MARGIN
 
 
 #: the most value-iteration steps (T x transitions of the unrolled model) Storm's check of a model unrolled over T

@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as done:                    # usage errors (exit 2, one line) and --help/--version (0)
         return int(done.code or 0)
-    except (MemoryError, ImportError) as err:     # the commands' modules could not be loaded: memory ran out
+    except (MemoryError, ImportError, SystemError) as err:     # the commands' modules could not be loaded
         if not is_out_of_memory(err):
             raise
         return _fail(f"error: {out_of_memory_message(err)}", 2)
@@ -116,7 +116,7 @@ def _command_under_signals(args: argparse.Namespace, started: float, said: list[
         try:
             try:
                 analysis = command_analysis(args)
-            except (MemoryError, ImportError) as err:     # the analysis's modules could not be loaded
+            except (MemoryError, ImportError, SystemError) as err:     # the analysis's modules could not be loaded
                 interrupt.raise_if_ending()               # (a signal's exception an extension's import turned into one)
                 if not is_out_of_memory(err):
                     raise

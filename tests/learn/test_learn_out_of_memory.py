@@ -24,3 +24,15 @@ def test_learn_under_a_sweep_of_memory_limits(tmp_path, stormcf_process):
         if run.code == 2:
             assert run.one_line_error and "stormcf: error: out of memory" in run.err, (extra, run.err)
     assert codes == {0, 2}, "the sweep should cross from running out of memory to success"
+
+
+def test_a_null_without_exception_counts_as_out_of_memory_only_at_the_address_space_limit():
+    """CPython's SystemError of a C function whose allocation failed without setting MemoryError (``compile`` under
+    a tight ``ulimit -v``) is out of memory when the address space is at its limit, an internal error otherwise."""
+    code = ("import resource, sys\nfrom stormcf.limits import _mapped, is_out_of_memory\n"
+            "err = SystemError('<built-in function compile> returned NULL without setting an exception')\n"
+            "free = is_out_of_memory(err)\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (_mapped() + 2 ** 20, resource.RLIM_INFINITY))\n"
+            "print(free, is_out_of_memory(err), is_out_of_memory(SystemError('something else')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True", "False"]
