@@ -39,6 +39,7 @@ def test_norm_bounds_combine_and_decide_the_status(impatient):
     assert cert.optimal and cert.gap() <= GAP
 
 
+@pytest.mark.slow                            # 30-80 s of CPU: not in the fast tier (make test-fast)
 def test_process_model_mixed_claims_only_what_is_proven():
     """10,000-state process model (scripts/process_mdp.py, seed 1), σ random seed 0, P<=0.4 [F "negative"]: the old
     pipeline reported d = 446.105 as optimal (SCIP's claim after a d0 MILP cut at a quarter of the time with bound

@@ -112,6 +112,7 @@ def test_demo_shows_the_counterfactual(capsys):
     assert code == 0 and "decrease probability of action 'Quit' to 0.1447" in out and "d∞ = 0.509" in out
 
 
+@pytest.mark.slow                            # 30-80 s of CPU: not in the fast tier (make test-fast)
 def test_gurobi_licence_limit_is_named_and_auto_falls_back_to_scip(capsys, tmp_path):
     from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
     model = stormcf.load_model(GRID, constants="N=8")

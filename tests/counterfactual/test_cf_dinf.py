@@ -89,6 +89,7 @@ def test_stormpy_example_decided_by_storm(name, constants, target):
         assert below.status == "infeasible" and below.strategy is None
 
 
+@pytest.mark.slow                            # 30-80 s of CPU: not in the fast tier (make test-fast)
 @settings(max_examples=30, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(random_mdps(max_states=7), st.integers(0, 2**16))
 def test_random_cyclic_mdps_against_lp_oracle(mdp, seed):
