@@ -1,5 +1,6 @@
 """``python -m stormcf`` and the ``stormcf`` command. The command line's modules are imported here, in ``main``, so
-that running out of memory while loading them is one line with exit code 2 too (below what ``import stormcf``
+that running out of memory while loading them (or after the command's own handlers, as its temporary folder is
+removed) is one line with exit code 2 too (below what ``import stormcf``
 itself needs, about 430 MiB of address space for Python, numpy, scipy and Storm, Python reports the import).
 Before anything else, SIGINT and SIGTERM are made to end the process with 130 / 143 and one line
 (:func:`stormcf.interrupt.exit_on_signals`: the package and that module import only the standard library), so that a
@@ -21,13 +22,13 @@ def main() -> int:
     from .limits import is_out_of_memory, out_of_memory_message
     try:
         from .cli import main as command_line
-    except (MemoryError, ImportError) as err:
-        if not is_out_of_memory(err):
+        from .deadline import process_age
+        code = command_line(started=process_age())      # the time limit counts Python's start-up too
+    except (MemoryError, ImportError, SystemError) as err:     # loading the modules, or past the command's own
+        if not is_out_of_memory(err):                          # handlers (its temporary folder's teardown)
             raise
         print(f"stormcf: error: {out_of_memory_message(err)}", file=sys.stderr)
         return 2
-    from .deadline import process_age
-    code = command_line(started=process_age())          # the time limit counts Python's start-up too
     isolate = sys.modules.get("stormcf.storm.isolate")
     abandoned = isolate is not None and isolate.abandoned()
     if code in (INTERRUPTED_EXIT, TERMINATED_EXIT) or ever_interrupted() or abandoned:
