@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any, Iterable, Iterator, TextIO
+from typing import IO, Any, Callable, Iterable, Iterator, TextIO
 
 #: verbosity levels
 QUIET, NORMAL, VERBOSE = -1, 0, 1
@@ -134,9 +134,9 @@ class Reporter:
     def _shown(self, what: str, after: float) -> Iterator[None]:
         from tqdm import tqdm
         start = time.monotonic()
-        done, shown = threading.Event(), threading.Event()
+        shown = threading.Event()
 
-        def show() -> None:
+        def show(done: threading.Event) -> None:
             if done.wait(after):
                 return
             shown.set()
@@ -147,13 +147,10 @@ class Reporter:
                 while not done.wait(0.5):
                     bar.refresh()
 
-        watcher = threading.Thread(target=show, name="stormcf-activity", daemon=True)
-        watcher.start()
         try:
-            yield
+            with _in_background(show, "stormcf-activity"):
+                yield
         finally:
-            done.set()
-            watcher.join(1.0)
             if shown.is_set() and not self.terminal:
                 self.say(f"{what}: done in {time.monotonic() - start:.1f} s")
 
@@ -165,19 +162,13 @@ class Reporter:
             yield
             return
         start = time.monotonic()
-        done = threading.Event()
 
-        def beat() -> None:
+        def beat(done: threading.Event) -> None:
             while not done.wait(self.heartbeat):
                 self.say(f"{_clock(time.monotonic() - start)}: {self.doing() or 'working'}")
 
-        beater = threading.Thread(target=beat, name="stormcf-progress", daemon=True)
-        beater.start()
-        try:
+        with _in_background(beat, "stormcf-progress"):
             yield
-        finally:
-            done.set()
-            beater.join(1.0)
 
 
 class Bar:
@@ -250,6 +241,20 @@ def _is_terminal(stream: IO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+@contextlib.contextmanager
+def _in_background(work: Callable[[threading.Event], None], name: str) -> Iterator[None]:
+    """``work(done)`` in a daemon thread while the block runs; ``done`` is set when the block ends (however it ends),
+    and the thread gets a second to finish."""
+    done = threading.Event()
+    thread = threading.Thread(target=work, args=(done,), name=name, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(1.0)
 
 
 @contextlib.contextmanager
