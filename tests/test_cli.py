@@ -137,6 +137,33 @@ def test_internal_error_exits_1(monkeypatch, cli):
     assert code == 1 and "internal error" in err and "Traceback" not in err
 
 
+def test_running_out_of_memory_as_the_temporary_folder_is_removed_adds_no_second_line(monkeypatch, cli):
+    """At the address-space limit, the command's own "out of memory" line may be followed by another MemoryError
+    as its temporary folder is removed: the exit code stays the command's and nothing more is said (a clean-clone
+    run of the memory sweep in tests/learn printed two lines). After a successful command, the same teardown error
+    is one line and exit code 2."""
+    import contextlib
+
+    import stormcf.cli.info as info
+    from stormcf import interrupt
+
+    @contextlib.contextmanager
+    def scratch_folder_without_memory_at_exit():
+        yield
+        raise MemoryError
+
+    def out_of_memory(args):
+        raise MemoryError
+    monkeypatch.setattr(interrupt, "scratch_folder", scratch_folder_without_memory_at_exit)
+    monkeypatch.setattr(info, "model_from_args", out_of_memory)
+    code, out, err = cli("info", LOAN)
+    assert code == 2 and err.startswith("stormcf: error: out of memory") and err.count("\n") == 1 and out == ""
+    monkeypatch.undo()
+    monkeypatch.setattr(interrupt, "scratch_folder", scratch_folder_without_memory_at_exit)
+    with pytest.raises(MemoryError):          # python -m stormcf says that one (stormcf/__main__.py)
+        cli("info", LOAN)
+
+
 def test_console_script_runs_without_traceback(tmp_path):
     """The installed entry point, in a fresh process, from a directory without the example files."""
     proc = subprocess.run([sys.executable, "-m", "stormcf", "check", "prism_models/loan.prism", "--strategy",

@@ -103,14 +103,20 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
             raise
         return _fail(f"error: {out_of_memory_message(err)}", 2)
     said: list[int] = []                          # the exit code once a signal's line is said
+    ended: list[int] = []                         # the command's exit code, once it has one
     try:
-        return _command_under_signals(args, started, said)
+        return _command_under_signals(args, started, said, ended)
     except (interrupt.Terminated, KeyboardInterrupt) as err:   # after the command, before its handlers were removed
         return _signal_end(err, said)                           # (its objects being freed as its frames unwound)
+    except (MemoryError, SystemError, OSError) as err:          # the temporary folder's teardown ran out of memory
+        if ended and ended[0] != 0 and is_out_of_memory(err):   # after the command had said its own line
+            return ended[0]
+        raise
 
 
-def _command_under_signals(args: argparse.Namespace, started: float, said: list[int]) -> int:
-    """The command in its own temporary folder and under its signal handlers (:mod:`stormcf.interrupt`)."""
+def _command_under_signals(args: argparse.Namespace, started: float, said: list[int], ended: list[int]) -> int:
+    """The command in its own temporary folder and under its signal handlers (:mod:`stormcf.interrupt`); its exit
+    code also goes into ``ended`` before the folder is removed."""
     stoppable = False
     with interrupt.scratch_folder(), interrupt.command_signals(lambda: stoppable):   # a signal ends it as any other
         try:
@@ -120,7 +126,8 @@ def _command_under_signals(args: argparse.Namespace, started: float, said: list[
                 interrupt.raise_if_ending()               # (a signal's exception an extension's import turned into one)
                 if not is_out_of_memory(err):
                     raise
-                return _fail(f"error: {out_of_memory_message(err)}", 2)
+                ended.append(_fail(f"error: {out_of_memory_message(err)}", 2))
+                return ended[0]
             stoppable = analysis is not None and analysis.stoppable
             if args.time_limit is None and analysis is not None:
                 args.time_limit = analysis.time_limit
@@ -132,7 +139,8 @@ def _command_under_signals(args: argparse.Namespace, started: float, said: list[
                                          lambda: _timeout_document(args, _overrun_message(run))):
                 if not show_native:               # libraries' warnings are solver chatter too, unless -v
                     warnings.simplefilter("ignore")
-                return _run(args)
+                ended.append(_run(args))
+                return ended[0]
         except (interrupt.Terminated, KeyboardInterrupt) as err:  # also while an error was being reported
             return _signal_end(err, said)
 
