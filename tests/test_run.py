@@ -21,14 +21,33 @@ def sepsis_path():
     return stormcf.ObservedPath.load(model, stormcf.example_path("sepsis.sampled.json"))
 
 
-def test_a_time_limit_given_in_python_bounds_the_whole_solve(sepsis_path):
+def test_a_time_limit_given_in_python_bounds_the_whole_solve_and_gives_the_best_answer(sepsis_path):
     """explain_path(..., time_limit=2) with 200,000 Monte Carlo samples per row: the old code ignored a deadline
-    passed to it below the top layer and ran for more than 900 s; now the estimator stops within the limit."""
+    passed to it below the top layer and ran for more than 900 s, then raised TimeLimitReached; now it answers
+    within the limit with the samples that fitted, says so, and the answer is a run's with that many samples."""
     problem = ExplanationProblem(sepsis_path, "r", k=1, estimator="mc", samples=200_000)
     start = tree_cpu_seconds()
-    with pytest.raises(TimeLimitReached, match="the time limit of 2 s was reached during the Monte Carlo"):
-        explain_path(problem, time_limit=2)
+    result = explain_path(problem, explanations=100, time_limit=2)
     assert tree_cpu_seconds() - start < 20            # CPU seconds: the machine's load does not count
+    used = result.problem.samples
+    assert 8 <= used < 200_000 and result.samples_requested == 200_000 and result.approximate
+    assert f"d = {used} of the requested 200000 samples" in result.notes[0] and "time limit of 2 s" in result.notes[0]
+    assert result.payload()["estimator"] == {"name": "mc", "samples": used, "seed": 0, "samples_requested": 200_000}
+    assert result.check("policy").agrees               # Storm's value of the reported policy
+    again = explain_path(ExplanationProblem(sepsis_path, "r", k=1, estimator="mc", samples=used), explanations=100)
+    assert again.value == result.value and again.samples_requested is None
+
+
+def test_a_time_limit_too_short_for_any_answer_says_so(sepsis_path):
+    problem = ExplanationProblem(sepsis_path, "r", k=1, estimator="mc", samples=1000)
+    with pytest.raises(TimeLimitReached, match="the time limit of 0.01 s was reached during"):
+        explain_path(problem, time_limit=0.01)
+
+
+def test_a_time_limit_that_fits_the_requested_samples_changes_nothing(sepsis_path):
+    problem = ExplanationProblem(sepsis_path, "r", k=1, estimator="mc", samples=20)
+    limited, free = explain_path(problem, time_limit=600), explain_path(problem)
+    assert limited.samples_requested is None and limited.problem.samples == 20 and limited.value == free.value
 
 
 def test_a_run_passed_in_python_is_the_one_every_layer_reads(sepsis_path):

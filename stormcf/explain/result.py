@@ -23,6 +23,9 @@ class ExplanationResult(Report):
     DP's own value is ``value_dp``). ``checks`` (by name): ``policy`` (that value), ``optimum_k<j>`` (Storm's optimum
     of the unrolled model for budget j, with ``--verify``), ``baseline_<name>``; each carries the DP's value in
     ``expected``.
+
+    ``samples_requested``: the Monte Carlo samples per (t, s, a) asked for, when the answer has fewer
+    (``problem.samples``) because the run's time limit (or the user, ``stopped`` says which) ended the larger one.
     """
 
     command = "explain-path"
@@ -34,6 +37,8 @@ class ExplanationResult(Report):
     summary: ExplanationSummary | None
     baselines: dict[str, float | None]
     timings: dict[str, float] = field(default_factory=dict)
+    samples_requested: int | None = None
+    stopped: str | None = None
 
     status = "ok"
 
@@ -84,6 +89,10 @@ class ExplanationResult(Report):
     @property
     def notes(self) -> list[str]:
         out = []
+        if self.samples_requested is not None:
+            out.append(f"{self.stopped}: the Monte Carlo estimate has d = {self.problem.samples} of the requested "
+                       f"{self.samples_requested} samples per (t, s, a) (the same answer as a run with "
+                       f"{self.problem.samples} samples)")
         if self.cfmdp.approximate:
             out.append("h is exact for the Monte Carlo estimate of the counterfactual MDP, which has sampling error "
                        "(and maximizing over noisy estimates is biased optimistically)")
@@ -103,7 +112,8 @@ class ExplanationResult(Report):
             "k": p.k,
             "k_max": p.k_max,
             "estimator": {"name": p.estimator, **({"samples": p.samples, "seed": p.seed} if p.estimator == "mc"
-                                                   else {})},
+                                                   else {}),
+                          **({"samples_requested": self.samples_requested} if self.samples_requested else {})},
             "pins": {str(t): a for t, a in sorted(p.pins.items())},
             "forbidden": sorted(p.forbidden),
             "value": self.value,
@@ -120,13 +130,16 @@ class ExplanationResult(Report):
 
     def text(self) -> str:
         return "\n".join(self.lines())
+
     def lines(self, max_explanations: int = 10) -> list[str]:
         p = self.problem
         goal = f"{p.optimization.word}d"
         out = [f"observed path: {p.T} steps, outcome (total reward) {format_value(self.observed_outcome)} "
                f"(reward model \"{p.reward_name}\", {goal})"]
         estimator = ("exact Gumbel-max probabilities (closed form)" if p.estimator == "exact" else
-                     f"Gumbel-max probabilities estimated by Monte Carlo (d = {p.samples} per step, seed {p.seed})")
+                     f"Gumbel-max probabilities estimated by Monte Carlo (d = {p.samples}"
+                     f"{'' if self.samples_requested is None else f' of the requested {self.samples_requested}'}"
+                     f" per step, seed {p.seed})")
         out.append(f"counterfactual MDP: {estimator}; {self.cfmdp.n_pairs} reachable (t, s) pairs, "
                    f"{self.cfmdp.n_rows} rows")
         values = ", ".join("infeasible" if v is None else format_value(v) for v in self.values_by_k().values())
@@ -137,6 +150,8 @@ class ExplanationResult(Report):
         relative = ("" if self.relative_improvement is None
                     else f" ({100 * self.relative_improvement:+.4g}%)")
         out.append(f"improvement over the observed outcome: {format_value(self.improvement)}{relative}")
+        if self.samples_requested is not None:
+            out.append(f"note: {self.notes[0]}")
         if p.estimator == "mc":
             out.append("note: h is exact for the Monte Carlo estimate of the counterfactual MDP, which has sampling "
                        "error (and maximizing over noisy estimates is biased optimistically)")

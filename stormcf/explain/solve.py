@@ -12,12 +12,15 @@ only for the choices the problem allows at step t (pins, forbidden actions).
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import replace
+from typing import Any, Callable
 
 import numpy as np
 
+from .. import interrupt
 from ..counterfactual_mdp import (CounterfactualMDP, Policy, UnrolledModel, evaluate, gumbel_cfmdp, occupancy,
                                   optimal_policy, sample_paths, unroll)
+from ..errors import TimeLimitReached
 from ..limits import require_memory
 from ..modes import Nature
 from ..run import Run
@@ -65,10 +68,61 @@ def explain_path(problem: ExplanationProblem, explanations: int = 1000, explanat
         baselines: evaluate the random, greedy and noisy-greedy baselines (App. D) for budget k.
         run, time_limit: the run that bounds it all, or a new one of ``time_limit`` seconds
             (:meth:`~stormcf.run.Run.of`); :class:`~stormcf.errors.TimeLimitReached` names the phase it ran out in.
+            With the Monte Carlo estimator, a limited run answers with fewer samples when the requested ones do
+            not fit (:func:`anytime_monte_carlo`).
     """
     run = Run.of(run, time_limit)
+
+    def once(problem: ExplanationProblem, deadline: Run) -> ExplanationResult:
+        return _explain(problem, explanations, explanation_seed, verify, cross_check, baselines, deadline)
     with run.active():
-        return _explain(problem, explanations, explanation_seed, verify, cross_check, baselines, run)
+        if problem.estimator == "mc" and run.limited and problem.samples > PILOT_SAMPLES:
+            return anytime_monte_carlo(problem, once, run)
+        return once(problem, run)
+
+
+#: posterior samples per (t, s, a) of the first answer of :func:`anytime_monte_carlo`
+PILOT_SAMPLES = 8
+#: the share of the time left that the next, larger sample is predicted to need at most
+_PREDICTION_SHARE = 0.7
+
+
+def anytime_monte_carlo(problem: ExplanationProblem, once: Callable[[ExplanationProblem, Run], ExplanationResult],
+                        run: Run) -> ExplanationResult:
+    """The Monte Carlo explanation within a limited ``run``, anytime: first with :data:`PILOT_SAMPLES` samples
+    per (t, s, a), then with the requested number d, or with as many as the time left is predicted to fit (the
+    sampling's time grows linearly in d; the DP, Storm's check and the sampled explanations are timed on the answer
+    before). Each answer is a complete one, checked by Storm, and equals a run with that many samples (the same
+    seeds); the last one that ended in time is returned, with the requested d beside it when it is smaller. If not
+    even the first answer fits, :class:`~stormcf.errors.TimeLimitReached` says so."""
+    best = once(replace(problem, samples=PILOT_SAMPLES), run)
+    timed = [(best.problem.samples, best.timings["counterfactual_mdp"])]
+    while best.problem.samples < problem.samples and not run.expired:
+        rest = best.timings["total"] - timed[-1][1]
+        samples = min(problem.samples, _samples_that_fit(timed, _PREDICTION_SHARE * run.remaining() - rest))
+        if samples < 2 * best.problem.samples:
+            break
+        try:
+            best = once(replace(problem, samples=samples), run)
+        except (TimeLimitReached, interrupt.Interrupted):
+            break
+        timed.append((samples, best.timings["counterfactual_mdp"]))
+    if best.problem.samples == problem.samples:
+        return best
+    stopped = ("stopped by the user" if run.interrupted else f"{run.limit} was reached" if run.out_of_time else
+               f"more samples were not predicted to fit in {run.limit}")
+    return replace(best, samples_requested=problem.samples, stopped=stopped)
+
+
+def _samples_that_fit(timed: list[tuple[int, float]], seconds: float) -> int:
+    """The most samples whose sampling is predicted to take at most ``seconds``, from the (samples, seconds) of the
+    runs so far: a line through the last two (its intercept is the per-row work that does not grow with the
+    samples), through the origin from one."""
+    (n1, t1), (n2, t2) = timed[-2] if len(timed) > 1 else (0, 0.0), timed[-1]
+    slope = (t2 - t1) / (n2 - n1)
+    if slope <= 0:                                   # timing noise: the proportional prediction
+        slope = t2 / n2
+    return int(n2 + (seconds - t2) / max(slope, 1e-12)) if seconds > t2 else int(n2 * seconds / max(t2, 1e-12))
 
 
 def _explain(problem: ExplanationProblem, explanations: int, explanation_seed: int | None, verify: bool,
