@@ -31,7 +31,7 @@ from ..limits import require_memory
 from ..model import ExplicitModel
 from ..paths import ObservedPath
 from ..run import Run
-from .model import ChoiceRule, CounterfactualMDP, build_cfmdp, length_buckets
+from .model import ChoiceRule, CounterfactualMDP, build_cfmdp, entries_of, length_buckets
 
 #: the estimators of the Gumbel-max counterfactual probabilities
 ESTIMATORS = ("exact", "mc")
@@ -172,36 +172,53 @@ def require_sample_memory(model: ExplicitModel, samples: int) -> None:
 def mc_rows(p: np.ndarray, k: int, Q: sp.csr_matrix, samples: int, rng: np.random.Generator,
             run: Run | None = None) -> sp.csr_matrix:
     """Monte Carlo estimate of the counterfactual rows (entries are multiples of 1/samples; the observed pair's own
-    row is exactly the point mass on k), within ``run`` (default: unlimited), checked between blocks of rows."""
+    row is exactly the point mass on k), within ``run`` (default: unlimited), checked between blocks of rows.
+
+    A row with one successor is the point mass on it, exactly (the argmax over one value); the others are sampled
+    in blocks of rows of similar length (:func:`~stormcf.counterfactual_mdp.model.length_buckets`), each padded
+    to its own longest row, so that padding costs at most twice the rows' own work."""
     if samples < 1:
         raise OptionError(f"the Monte Carlo estimator needs at least one sample, got {samples}")
     p, Q = _check(p, k, Q)
-    cols, qv, pv, pos = _padded(Q, p)
+    lengths = np.diff(Q.indptr)
+    out = np.ones(Q.nnz)
+    blocks = [bucket[a:a + step] for bucket in length_buckets(lengths) if lengths[bucket[0]] > 1
+              for step in [max(1, _BLOCK // (samples * int(lengths[bucket].max())))]
+              for a in range(0, bucket.size, step)]
+    deadline = run if run is not None else Run()
+    for rows in deadline.progress(blocks, desc=f"Monte Carlo, {samples} samples per row", unit="block"):
+        deadline.check("the Monte Carlo counterfactual probabilities")
+        block = Q[rows]
+        cols, qv, pv, pos = _padded(block, p)
+        counts = _winner_counts(cols, qv, pv, k, samples, rng)
+        owner = np.repeat(np.arange(rows.size), np.diff(block.indptr))
+        out[entries_of(Q, rows)[0]] = counts[owner, pos] / samples
+    result = sp.csr_matrix((out, Q.indices.copy(), Q.indptr.copy()), shape=Q.shape)
+    result.eliminate_zeros()
+    return result
+
+
+def _winner_counts(cols: np.ndarray, qv: np.ndarray, pv: np.ndarray, k: int, samples: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    """How often each padded position of a block of rows wins argmax(log q + U) over ``samples`` posterior draws
+    of U given the observation (p, k), one independent set of draws per row."""
     n_rows, width = cols.shape
     log_p = np.log(np.where(pv > 0, pv, 1.0))
     log_q = np.where(cols >= 0, np.log(np.where(qv > 0, qv, 1.0)), -np.inf)
+    M = rng.gumbel(size=(n_rows, samples, 1))
+    is_k = cols == k
+    U = _condition(log_p[:, None, :], (pv > 0)[:, None, :], is_k[:, None, :], M,
+                   rng.gumbel(size=(n_rows, samples, width)))
+    score = log_q[:, None, :] + U
+    winner = np.argmax(score, axis=2)
+    has_k = is_k.any(axis=1)
+    kpos = np.argmax(is_k, axis=1)
+    # a truncated draw can round up to M exactly; the observed successor wins such ties (it attains the max)
+    ties = has_k[:, None] & (np.take_along_axis(score, kpos[:, None, None], axis=2)[..., 0] >= score.max(axis=2))
+    winner = np.where(ties, kpos[:, None], winner)
     counts = np.zeros((n_rows, width))
-    step = max(1, _BLOCK // (samples * width))
-    deadline = run if run is not None else Run()
-    for a in deadline.progress(range(0, n_rows, step), desc=f"Monte Carlo, {samples} samples per row",
-                               unit="block"):
-        deadline.check("the Monte Carlo counterfactual probabilities")
-        b = min(a + step, n_rows)
-        M = rng.gumbel(size=(b - a, samples, 1))
-        U = _condition(log_p[a:b, None, :], (pv[a:b] > 0)[:, None, :], (cols[a:b] == k)[:, None, :], M,
-                       rng.gumbel(size=(b - a, samples, width)))
-        score = log_q[a:b, None, :] + U
-        winner = np.argmax(score, axis=2)
-        has_k = (cols[a:b] == k).any(axis=1)
-        kpos = np.argmax(cols[a:b] == k, axis=1)
-        # a truncated draw can round up to M exactly; the observed successor wins such ties (it attains the max)
-        ties = has_k[:, None] & (np.take_along_axis(score, kpos[:, None, None], axis=2)[..., 0] >= score.max(axis=2))
-        winner = np.where(ties, kpos[:, None], winner)
-        np.add.at(counts, (np.repeat(np.arange(a, b), samples), winner.ravel()), 1.0)
-    rows = np.repeat(np.arange(n_rows), np.diff(Q.indptr))
-    result = sp.csr_matrix((counts[rows, pos] / samples, Q.indices.copy(), Q.indptr.copy()), shape=Q.shape)
-    result.eliminate_zeros()
-    return result
+    np.add.at(counts, (np.repeat(np.arange(n_rows), samples), winner.ravel()), 1.0)
+    return counts
 
 
 def counterfactual_transitions(model: ExplicitModel, observed_choice: int, observed_next: int,
