@@ -26,7 +26,7 @@ demo: $(VENV)/.core
 test: $(VENV)/.all
 	$(BIN)/python -m pytest -q --durations=25
 
-# the fast tier: the tests in this process, without the slow modules of tests/conftest.py (SLOW_MODULES)
+# the fast tier (under 3 minutes on 2 cores): without the slow modules and the slow tests of tests/tiers.py
 test-fast: $(VENV)/.all
 	$(BIN)/python -m pytest -q -m "not slow" --durations=10
 

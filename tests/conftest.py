@@ -5,6 +5,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import stormcf
+from tiers import SLOW_MODULES, slow_tests
 
 # Deterministic example generation in CI; Storm calls are too slow for hypothesis' default deadline.
 settings.register_profile("stormcf", derandomize=True, deadline=None, max_examples=40,
@@ -80,25 +81,12 @@ def stormcf_process(tmp_path):
     return run
 
 
-#: test modules whose tests start fresh processes, sweep resource limits, train networks or run long searches: the
-#: full suite (``make test``, CI) runs them, the fast tier (``make test-fast``: ``pytest -m "not slow"``) does not
-SLOW_MODULES = frozenset({
-    "test_conformance.py", "test_plugins.py", "test_doc_commands.py", "test_python_api_docs.py", "test_tutorial.py",
-    "test_scripts.py", "test_typing.py", "test_json_schema.py", "test_cli_contract.py", "test_console.py",
-    "test_packaging.py",
-    "batch/test_parallel.py", "batch/test_endings.py", "batch/test_batch_cli.py",
-    "counterfactual/test_cf_qvbs.py", "counterfactual/test_cf_interrupt.py", "counterfactual/test_cf_exact.py",
-    "counterfactual/test_cf_random.py", "counterfactual/test_cf_stages.py", "counterfactual/test_cf_bounds.py",
-    "counterfactual/test_cf_dot.py", "learn/test_learn_out_of_memory.py", "setcover/test_setcover_learning.py",
-    "setcover/test_setcover_generators.py", "setcover/test_setcover_engines.py", "storm/test_isolate.py",
-    "recourse/test_datasets.py", "recourse/test_oracles.py", "test_verify.py",
-})
-
-
 def pytest_collection_modifyitems(config, items):
-    """Mark the tests of :data:`SLOW_MODULES` as ``slow``."""
+    """Mark the tests of ``tiers.SLOW_MODULES`` and of tests/slow_tests.txt as ``slow``."""
     root = Path(__file__).resolve().parent
+    listed = slow_tests()
     for item in items:
         module = Path(str(item.fspath)).resolve().relative_to(root).as_posix()
-        if module in SLOW_MODULES or module.startswith("fuzz/"):
+        function = getattr(item, "originalname", None) or item.name.split("[")[0]
+        if module in SLOW_MODULES or module.startswith("fuzz/") or f"{module}::{function}" in listed:
             item.add_marker(pytest.mark.slow)

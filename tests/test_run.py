@@ -44,10 +44,12 @@ def test_a_time_limit_too_short_for_any_answer_says_so(sepsis_path):
         explain_path(problem, time_limit=0.01)
 
 
-def test_a_time_limit_that_fits_the_requested_samples_changes_nothing(sepsis_path):
-    problem = ExplanationProblem(sepsis_path, "r", k=1, estimator="mc", samples=20)
+def test_a_time_limit_that_fits_the_requested_samples_changes_nothing():
+    model = stormcf.load_model(stormcf.example_path("treat.prism"))
+    path = stormcf.ObservedPath.load(model, stormcf.example_path("treat.path.json"))
+    problem = ExplanationProblem(path, "health", k=1, estimator="mc", samples=200)
     limited, free = explain_path(problem, time_limit=600), explain_path(problem)
-    assert limited.samples_requested is None and limited.problem.samples == 20 and limited.value == free.value
+    assert limited.samples_requested is None and limited.problem.samples == 200 and limited.value == free.value
 
 
 def test_a_run_passed_in_python_is_the_one_every_layer_reads(sepsis_path):
