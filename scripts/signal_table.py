@@ -49,7 +49,7 @@ from typing import Callable
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-MODELS = ROOT / "stormcf" / "prism_models"
+MODELS = ROOT / "prism_models"                # the checkout's examples (the package's in an install)
 #: the environment of every stormcf process this script starts: the stormcf of this checkout
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
 #: the CPU seconds a command may use between the signal and its end
