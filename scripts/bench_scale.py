@@ -23,9 +23,15 @@ process (``stormcf.cli.main`` in-process there), so its peak resident memory and
     python scripts/bench_scale.py                   # N = 100, 316, 1000
     python scripts/bench_scale.py --N 100 316       # smaller sizes only
     python scripts/bench_scale.py --N 1000 --commands check
+    python scripts/bench_scale.py --N 3163 --commands icfmdp --steps 1      # 10^7 states (about 10 GB)
+    python scripts/bench_scale.py --N 1000 --commands check icfmdp --baseline ../main   # before / after
     python scripts/bench_scale.py --quick           # N = 20, check and info only (seconds; the CI smoke test)
 
-Timings are taken on whatever else the machine runs: compare the ratios and CPU seconds, measured side by side.
+``--baseline TREE`` runs every command a second time with the stormcf of another checkout (``PYTHONPATH=TREE``, e.g.
+main before a change) and prints both side by side. Timings are taken on whatever else the machine runs: every row
+has the load average (1 minute) when it started and ended; compare CPU seconds and the ratios, measured side by
+side. Phases are CPU seconds only (Storm's parsing and building: the CPU time of the thread that loads the model,
+:func:`stormcf.storm.load_timings`); no wall time is ever subtracted from CPU time.
 """
 from __future__ import annotations
 
@@ -34,6 +40,7 @@ import contextlib
 import cProfile
 import io
 import json
+import os
 import pstats
 import resource
 import subprocess
@@ -52,6 +59,7 @@ endrewards
 """
 PROPERTY = 'R{"steps"}=? [F "trap"]'
 COMMANDS = ("info", "check", "icfmdp", "explain-path")
+#: steps of the sampled path (``--steps``)
 STEPS = 20
 
 
@@ -69,17 +77,17 @@ def argv(command: str, folder: Path, N: int) -> list[str]:
             "explain-path": ["explain-path", *model, *path, "--k", "2"]}[command]
 
 
-def prepare(folder: Path, N: int) -> None:
+def prepare(folder: Path, N: int, steps: int) -> None:
     """A sampled path of the N x N grid under the uniform strategy."""
     from stormcf.paths import simulate
     model = stormcf.load_model(folder / "grid.prism", constants=f"N={N}")
-    simulate(model, stormcf.Strategy.uniform(model), STEPS, seed=1).save(folder / f"path{N}.json")
+    simulate(model, stormcf.Strategy.uniform(model), steps, seed=1).save(folder / f"path{N}.json")
 
 
 #: the CPU phases of ``check`` in the command's own process: phase -> the functions whose cumulative CPU time it is
 #: (cProfile with the process's CPU clock); the DTMC's transfer to Storm and Storm's check run in a forked child
-#: (Storm parses and builds in a thread of its own: those phases are Storm's own timings, wall seconds of a thread
-#: that computes while the main thread waits)
+#: (Storm parses and builds in a thread of its own, while the main thread waits: those phases are that thread's CPU
+#: seconds, :func:`stormcf.storm.load_timings`)
 CHECK_PHASES = {"load": ("load_model",), "strategy file": ("from_dict",), "strategy check": ("check_strategy",)}
 
 
@@ -110,30 +118,34 @@ def one(command: str, folder: Path, N: int) -> dict:
     out = folder / f"{command}{N}.json"
     profile = cProfile.Profile(cpu_seconds)           # for check's phases (few calls: the profiler costs nothing)
     run = profile.runcall if command == "check" else (lambda f, *args: f(*args))
+    load_before = os.getloadavg()[0]
     tick, own, children = time.perf_counter(), cpu_seconds(), cpu_seconds(resource.RUSAGE_CHILDREN)
     with contextlib.redirect_stdout(io.StringIO()):
         code = run(cli, argv(command, folder, N) + ["--json", str(out)])
     wall = time.perf_counter() - tick
+    machine_load = (load_before, os.getloadavg()[0])
     children = cpu_seconds(resource.RUSAGE_CHILDREN) - children    # stormcf's forked Storm checks, waited for
     cpu = cpu_seconds() - own + children
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024          # kB -> MB (Linux)
     ModelFile.load = load
-    if code != 0:
-        raise SystemExit(f"{command} N={N} failed with exit code {code}")
+    if code != 0:                                # e.g. a baseline that refuses (exit 2): a row that says so
+        return {"command": command, "N": N, "wall": wall, "cpu": cpu, "peak_mb": peak, "load": machine_load,
+                "exit": code, "states": loaded[0].n_states if loaded else 0,
+                "transitions": loaded[0].n_transitions if loaded else 0}
     model, = loaded
     loading = storm.load_timings(model)
     document = json.loads(out.read_text())
+    storm_cpu = {phase: loading.get(f"{phase}_cpu") for phase in ("parse", "build")}
+    if None in storm_cpu.values():                   # a baseline without the loading thread's CPU times
+        storm_cpu = {phase: float("nan") for phase in storm_cpu}
     row = {"command": command, "N": N, "states": model.n_states, "transitions": model.n_transitions, "wall": wall,
            "cpu": cpu, "peak_mb": peak, "storm_build": loading["parse"] + loading["build"],
+           "storm_build_cpu": storm_cpu["parse"] + storm_cpu["build"], "load": machine_load,
            "status": document["status"]}
     if command == "check":
         phases = cpu_phases(pstats.Stats(profile), CHECK_PHASES)
-        phases = {"Storm parse": loading["parse"], "Storm build": loading["build"], **phases}
-        phases["extraction"] = phases.pop("load") - phases["Storm parse"] - phases["Storm build"]
-        phases["DTMC to Storm and Storm's check (child)"] = children
-        phases["induced DTMC (S·P)"] = phases.pop("strategy check")
-        phases["rest (arguments, output)"] = cpu - sum(phases.values())
-        row.update(value=document["results"][0]["value"], phases=phases)
+        row.update(value=document["results"][0]["value"], raw_phases={**phases, "child": children,
+                                                                      **{f"Storm {k}": v for k, v in storm_cpu.items()}})
     return row
 
 
@@ -142,7 +154,7 @@ def storm_alone(folder: Path, N: int) -> dict:
     import stormpy
     from stormcf.storm.check import PRECISION
     stormpy.developer.set_log_level(stormpy.developer.LogLevel.OFF)
-    phases = {}
+    phases, load = {}, os.getloadavg()[0]
     tick, cpu, start = time.perf_counter(), cpu_seconds(), cpu_seconds()
     program = stormpy.parse_prism_program(str(folder / "grid_dtmc.prism"))
     program, _ = stormpy.instantiate_constants(program, {"N": N})
@@ -158,7 +170,7 @@ def storm_alone(folder: Path, N: int) -> dict:
     value = stormpy.model_checking(dtmc, prop, environment=env).get_value(dtmc.initial_states[0])
     phases["check"] = cpu_seconds() - cpu
     return {"wall": time.perf_counter() - tick, "cpu": cpu_seconds() - start, "phases": phases, "value": value,
-            "transitions": dtmc.nr_transitions}
+            "transitions": dtmc.nr_transitions, "load": (load, os.getloadavg()[0])}
 
 
 #: start-up costs: what -> the code a fresh interpreter runs (stdout discarded)
@@ -168,17 +180,28 @@ STARTUP = {"import stormcf.cli": "import stormcf.cli", "import stormpy": "import
            "main(['check', str(stormcf.example_path('loan.prism')), '-p', 'Pmin=? [F \"rejected\"]'])"}
 
 
-def import_cpu(statement: str, repeats: int = 3) -> float:
-    """CPU seconds of a fresh interpreter that runs ``statement`` (best of ``repeats``), minus an empty one's."""
+def import_cpu(statement: str, repeats: int = 3, tree: str | None = None) -> float:
+    """CPU seconds of a fresh interpreter that runs ``statement`` (best of ``repeats``), minus an empty one's (with
+    the stormcf of checkout ``tree`` if given)."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([tree, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+
     def run(code: str) -> float:
         done = subprocess.run([sys.executable, "-c", f"{code}\nimport resource as r\nu = r.getrusage(r.RUSAGE_SELF)\n"
-                               "print(u.ru_utime + u.ru_stime)"], check=True, capture_output=True, text=True)
+                               "print(u.ru_utime + u.ru_stime)"], check=True, capture_output=True, text=True,
+                              env=env, cwd=tree)
         return float(done.stdout.split()[-1])
     return min(run(statement) for _ in range(repeats)) - min(run("pass") for _ in range(repeats))
 
 
-def child(*args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True, text=True)
+def child(*args: str, tree: str | None = None) -> dict:
+    """Run this script with ``args`` in a fresh process (with the stormcf of checkout ``tree`` if given)."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([tree, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    done = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True, text=True, env=env,
+                          cwd=tree)
     return json.loads(done.stdout.splitlines()[-1])
 
 
@@ -186,10 +209,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--N", type=int, nargs="+", default=[100, 316, 1000])
     ap.add_argument("--commands", nargs="+", choices=COMMANDS, default=list(COMMANDS))
+    ap.add_argument("--steps", type=int, default=STEPS, help="steps of the sampled path (default 20)")
+    ap.add_argument("--baseline", metavar="TREE", help="also run every command with the stormcf of this checkout "
+                    "(before / after side by side)")
     ap.add_argument("--quick", action="store_true", help="N = 20, info and check only: a smoke test in seconds")
     ap.add_argument("--one", nargs=3, metavar=("COMMAND", "FOLDER", "N"), help=argparse.SUPPRESS)
     ap.add_argument("--storm", nargs=2, metavar=("FOLDER", "N"), help=argparse.SUPPRESS)
-    ap.add_argument("--prepare", nargs=2, metavar=("FOLDER", "N"), help=argparse.SUPPRESS)
+    ap.add_argument("--prepare", nargs=3, metavar=("FOLDER", "N", "STEPS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
         print(json.dumps(one(args.one[0], Path(args.one[1]), int(args.one[2]))))
@@ -198,9 +224,11 @@ def main() -> None:
         print(json.dumps(storm_alone(Path(args.storm[0]), int(args.storm[1]))))
         return
     if args.prepare:
-        prepare(Path(args.prepare[0]), int(args.prepare[1]))
+        prepare(Path(args.prepare[0]), int(args.prepare[1]), int(args.prepare[2]))
         return
     sizes, commands = ([20], ("info", "check")) if args.quick else (args.N, args.commands)
+    trees = {"after": None} if args.baseline is None else {"before": str(Path(args.baseline).resolve()),
+                                                               "after": None}
     rows, peers = [], {}
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         folder = Path(tmp)
@@ -210,45 +238,87 @@ def main() -> None:
         for N in sizes:
             if {"icfmdp", "explain-path"} & set(commands):
                 for grid in {N, WARM_UP}:
-                    subprocess.run([sys.executable, __file__, "--prepare", tmp, str(grid)], check=True)
+                    subprocess.run([sys.executable, __file__, "--prepare", tmp, str(grid), str(args.steps)],
+                                   check=True)
             for command in commands:
-                rows.append(child("--one", command, tmp, str(N)))
-                print(f"  {command} N={N}: {rows[-1]['wall']:.2f} s", file=sys.stderr, flush=True)
+                for version, tree in trees.items():
+                    rows.append({**child("--one", command, tmp, str(N), tree=tree), "version": version})
+                    print(f"  {command} N={N} ({version}): {rows[-1]['cpu']:.2f} s CPU", file=sys.stderr,
+                          flush=True)
                 if command == "check":
                     peers[N] = child("--storm", tmp, str(N))
                     print(f"  Storm alone N={N}: {peers[N]['wall']:.2f} s", file=sys.stderr, flush=True)
     repeats = 1 if args.quick else 3
-    imports = {name: import_cpu(code, repeats) for name, code in STARTUP.items()}
-    print_tables(rows, peers, imports)
+    imports = {version: {name: import_cpu(code, repeats, tree) for name, code in STARTUP.items()}
+               for version, tree in trees.items()}
+    print_tables(rows, peers, imports, args.steps)
 
 
-def print_tables(rows: list[dict], peers: dict[int, dict], imports: dict[str, float]) -> None:
-    print(f"grid.prism with a progress reward; {STEPS}-step path; {stormcf.storm.storm_version()}\n")
-    print("| states | transitions | command | stormcf wall | CPU | peak memory | Storm alone | ratio (wall) |")
-    print("|---|---|---|---|---|---|---|---|")
+def check_phases(r: dict) -> dict[str, float]:
+    """The CPU phases of a ``check`` row: Storm's parsing and building (the loading thread's CPU), stormcf's
+    extraction (the rest of loading), the strategy, S·P, the forked child (the DTMC to Storm and Storm's check)."""
+    raw = r["raw_phases"]
+    phases = {"Storm parse": raw["Storm parse"], "Storm build": raw["Storm build"],
+              "strategy file": raw["strategy file"],
+              "extraction": raw["load"] - raw["Storm parse"] - raw["Storm build"],
+              "DTMC to Storm and Storm's check (child)": raw["child"],
+              "induced DTMC (S·P)": raw["strategy check"]}
+    phases["rest (arguments, output)"] = r["cpu"] - sum(phases.values())
+    return phases
+
+
+def _load(r: dict) -> str:
+    return f"{r['load'][0]:.1f}-{r['load'][1]:.1f}"
+
+
+def print_tables(rows: list[dict], peers: dict[int, dict], imports: dict[str, dict[str, float]], steps: int) -> None:
+    print(f"grid.prism with a progress reward; {steps}-step path; {stormcf.storm.storm_version()}; "
+          f"{os.cpu_count()} CPUs\n")
+    print("| states | transitions | command | version | stormcf CPU (wall) | load | peak memory | Storm alone, CPU "
+          "| ratio (CPU) | stormcf's own share of its CPU |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    after = {(r["command"], r["N"]): r for r in rows if r["version"] == "after"}
+    for r in rows:                  # a baseline without the loading thread's CPU: the same Storm work, measured after
+        if "exit" not in r and r["storm_build_cpu"] != r["storm_build_cpu"]:
+            r["storm_build_cpu"] = after[r["command"], r["N"]]["storm_build_cpu"]
+            if r["command"] == "check":
+                for phase in ("Storm parse", "Storm build"):
+                    r["raw_phases"][phase] = after["check", r["N"]]["raw_phases"][phase]
     for r in rows:
+        if "exit" in r:
+            print(f"| {r['states']:,} | {r['transitions']:,} | {r['command']} | {r['version']} | refused or failed: "
+                  f"exit code {r['exit']} after {r['cpu']:.2f} s CPU ({r['wall']:.2f} s) | {_load(r)} | "
+                  f"{r['peak_mb']:,.0f} MB | | | |")
+            continue
         if r["command"] == "check":
-            alone, what = peers[r["N"]]["wall"], "DTMC file: parse, build, check"
+            alone, what = peers[r["N"]]["cpu"], "DTMC file: parse, build, check"
         else:
-            alone, what = r["storm_build"], "parse, build"
-        print(f"| {r['states']:,} | {r['transitions']:,} | {r['command']} | {r['wall']:.2f} s | {r['cpu']:.2f} s "
-              f"| {r['peak_mb']:,.0f} MB | {alone:.2f} s ({what}) | {r['wall'] / alone:.2f}x |")
+            alone, what = r["storm_build_cpu"], "parse, build"
+        own = 1 - r["storm_build_cpu"] / r["cpu"]
+        print(f"| {r['states']:,} | {r['transitions']:,} | {r['command']} | {r['version']} | {r['cpu']:.2f} s "
+              f"({r['wall']:.2f} s) | {_load(r)} | {r['peak_mb']:,.0f} MB | {alone:.2f} s ({what}) "
+              f"| {r['cpu'] / alone:.2f}x | {own:.0%} (all but Storm's parsing and building) |")
     print(f"\ncheck of the uniform strategy, {PROPERTY}: the whole `stormcf check` command vs Storm alone on the "
           f"induced DTMC as a PRISM file (each in a fresh process, after its imports)\n")
-    print("| states | value (stormcf / Storm) | stormcf CPU / wall | Storm CPU / wall | ratio CPU / wall "
-          "| stormcf phases, CPU (s) | Storm phases, CPU (s) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| states | version | value (stormcf / Storm) | stormcf CPU / wall (load) | Storm CPU / wall (load) "
+          "| ratio CPU / wall | stormcf's own part / Storm's check (CPU) | stormcf phases, CPU (s) "
+          "| Storm phases, CPU (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        if r["command"] != "check":
+        if r["command"] != "check" or "exit" in r:
             continue
         peer = peers[r["N"]]
-        print(f"| {r['states']:,} | {r['value']:.9g} / {peer['value']:.9g} | {r['cpu']:.2f} / {r['wall']:.2f} s "
-              f"| {peer['cpu']:.2f} / {peer['wall']:.2f} s | {r['cpu'] / peer['cpu']:.2f}x / "
-              f"{r['wall'] / peer['wall']:.2f}x | {_phases(r['phases'])} | {_phases(peer['phases'])} |")
+        phases = check_phases(r)
+        own = phases["extraction"] + phases["strategy file"] + phases["induced DTMC (S·P)"]
+        print(f"| {r['states']:,} | {r['version']} | {r['value']:.9g} / {peer['value']:.9g} | {r['cpu']:.2f} / "
+              f"{r['wall']:.2f} s ({_load(r)}) | {peer['cpu']:.2f} / {peer['wall']:.2f} s ({_load(peer)}) | "
+              f"{r['cpu'] / peer['cpu']:.2f}x / {r['wall'] / peer['wall']:.2f}x | "
+              f"{own / peer['phases']['check']:.2f}x | {_phases(phases)} | {_phases(peer['phases'])} |")
         if abs(r["value"] - peer["value"]) > 1e-6 * max(1.0, abs(peer["value"])):
             raise SystemExit(f"N={r['N']}: stormcf's value {r['value']!r} differs from Storm's {peer['value']!r}")
-    print("\nstart-up, CPU seconds of a fresh interpreter beyond an empty one (best of 3): " +
-          ", ".join(f"`{k}` {v:.3f} s" for k, v in imports.items()))
+    for version, times in imports.items():
+        print(f"\nstart-up ({version}), CPU seconds of a fresh interpreter beyond an empty one (best of 3): " +
+              ", ".join(f"`{k}` {v:.3f} s" for k, v in times.items()))
 
 
 def _phases(phases: dict[str, float]) -> str:

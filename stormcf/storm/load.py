@@ -58,7 +58,7 @@ def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, nam
     file = resolve_file(path)
     suffix = file.suffix.lower()
     build: Build
-    tick = time.perf_counter()
+    tick, cpu = time.perf_counter(), time.thread_time()      # this thread's CPU: Storm computes in it
     timings = {}
     if suffix == ".drn":
         if constants:
@@ -72,19 +72,23 @@ def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, nam
             description = description.simplify().simplify()     # what Storm's parser does by default
         description = _instantiate(description, constants, name)
         timings["parse"], tick = time.perf_counter() - tick, time.perf_counter()
+        timings["parse_cpu"], cpu = time.thread_time() - cpu, time.thread_time()
         build = _build(description, name, file.read_bytes().decode("utf-8", "replace") if suffix != ".jani" else "")
     timings["build"], tick = time.perf_counter() - tick, time.perf_counter()
+    timings["build_cpu"], cpu = time.thread_time() - cpu, time.thread_time()
     arrays = arrays_by_umb(build.handle.model) if extraction == "umb" else arrays_by_iteration(build.handle.model)
     source = Path(name).name + (f" ({constants_text(constants)})" if constants else "")
     model = explicit_model(build, arrays, source, naming)
-    timings["extract"] = time.perf_counter() - tick
+    timings["extract"], timings["extract_cpu"] = time.perf_counter() - tick, time.thread_time() - cpu
     build.handle.timings.update(timings)
     return model
 
 
 def load_timings(model: ExplicitModel) -> dict[str, float]:
     """Seconds per phase of loading a model file: ``parse`` (Storm parses the PRISM/JANI file and sets the
-    constants), ``build`` (Storm builds the model), ``extract`` (stormcf's explicit model); empty for other models."""
+    constants), ``build`` (Storm builds the model), ``extract`` (stormcf's explicit model), wall seconds, and the same
+    in CPU seconds of the thread that loads (``parse_cpu``, ``build_cpu``, ``extract_cpu``); empty for other
+    models."""
     return dict(model.storm.timings) if isinstance(model.storm, StormHandle) else {}
 
 
