@@ -135,7 +135,11 @@ def one(command: str, folder: Path, N: int) -> dict:
     model, = loaded
     loading = storm.load_timings(model)
     document = json.loads(out.read_text())
-    storm_cpu = {phase: loading.get(f"{phase}_cpu") for phase in ("parse", "build")}
+    try:
+        loading_cpu = storm.load_timings(model, cpu=True)
+    except TypeError:                                # a baseline from before the loading thread's CPU times
+        loading_cpu = {}
+    storm_cpu = {phase: loading_cpu.get(phase) for phase in ("parse", "build")}
     if None in storm_cpu.values():                   # a baseline without the loading thread's CPU times
         storm_cpu = {phase: float("nan") for phase in storm_cpu}
     row = {"command": command, "N": N, "states": model.n_states, "transitions": model.n_transitions, "wall": wall,

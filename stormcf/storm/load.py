@@ -84,12 +84,14 @@ def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, nam
     return model
 
 
-def load_timings(model: ExplicitModel) -> dict[str, float]:
+def load_timings(model: ExplicitModel, cpu: bool = False) -> dict[str, float]:
     """Seconds per phase of loading a model file: ``parse`` (Storm parses the PRISM/JANI file and sets the
-    constants), ``build`` (Storm builds the model), ``extract`` (stormcf's explicit model), wall seconds, and the same
-    in CPU seconds of the thread that loads (``parse_cpu``, ``build_cpu``, ``extract_cpu``); empty for other
-    models."""
-    return dict(model.storm.timings) if isinstance(model.storm, StormHandle) else {}
+    constants), ``build`` (Storm builds the model), ``extract`` (stormcf's explicit model); wall-clock seconds, or
+    with ``cpu`` the CPU seconds of the thread that loaded it (Storm computes in it); empty for other models."""
+    timings = model.storm.timings if isinstance(model.storm, StormHandle) else {}
+    if cpu:
+        return {phase[:-len("_cpu")]: t for phase, t in timings.items() if phase.endswith("_cpu")}
+    return {phase: t for phase, t in timings.items() if not phase.endswith("_cpu")}
 
 
 def precheck_file(file: Path, suffix: str, name: str, constants: str | Mapping[str, Any] | None) -> None:
