@@ -136,7 +136,7 @@ class Deadline:
         """Raise :class:`~stormcf.errors.TimeLimitReached` naming ``what`` if the deadline has passed
         (:class:`~stormcf.interrupt.Interrupted` when the user asked to stop)."""
         if self.interrupted:
-            raise interrupt.Interrupted
+            raise interrupt.stopped()
         if self.expired:
             raise self.reached(what)
 

@@ -33,6 +33,7 @@ the command ends.
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import shutil
@@ -108,14 +109,14 @@ def until_request() -> Iterator[None]:
     before there is any answer (scikit-learn training the recourse classifier, a minute). Elsewhere the first Ctrl-C
     lets the work go on to its next safe point, and a Storm call finishes: it may be the check of the answer."""
     if _requested:
-        raise Interrupted
+        raise stopped()
     token = _until_request.set(True)
     try:
         yield
     finally:
         _until_request.reset(token)
     if _requested:
-        raise Interrupted
+        raise stopped()
 
 
 def ever_interrupted() -> bool:
@@ -146,6 +147,14 @@ def _end(error: type[BaseException]) -> None:
     request()
     if _ending is None or error is Terminated:
         _ending = error
+
+
+def stopped() -> BaseException:
+    """The exception that ends work the user's request stopped before it had an answer: :class:`Interrupted`, or
+    the final signal's own exception when one came and its first raising was lost on the way (a SIGTERM in an
+    extension module's import turned into an ImportError, a library that swallowed it): SIGTERM's request to stop
+    then ends the command with 143 and ``terminated``, never as the user's Ctrl-C."""
+    return _ending() if _ending is not None else Interrupted()
 
 
 def raise_if_ending() -> None:
@@ -347,12 +356,23 @@ def exit_on_signals() -> None:
     module's initialisation turns it into an ImportError) or as a traceback; at the interpreter's exit it could hang
     it. A SIGINT that is ignored (a job started in the background) stays ignored. Python's temporary folder is
     found first, with both signals held back: finding it writes and removes a test file there, which an exit in
-    between would leave behind."""
+    between would leave behind.
+
+    The interpreter's teardown after its last exit function (freeing modules and Storm's objects, a few tenths of a
+    second) runs with Python's handlers reset to the default actions, so that a SIGTERM there killed the finished
+    process without its line (14 of 40 SIGTERMs sent in the last third of `stormcf info`). The last exit function
+    ignores both signals from then on: the command has said all it had to, and its exit code stands."""
     with signals_blocked():                      # this process has one thread yet: the signals wait
         tempfile.gettempdir()
         signal.signal(signal.SIGTERM, lambda signum, frame: _end_process(TERMINATED_EXIT, "terminated"))
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, lambda signum, frame: _end_process(INTERRUPTED_EXIT, "interrupted"))
+        atexit.register(_ignore_signals)          # registered first: runs last
+
+
+def _ignore_signals() -> None:
+    for signum in _STOPPING:
+        signal.signal(signum, signal.SIG_IGN)
 
 
 @contextmanager

@@ -31,7 +31,7 @@ import numpy as np
 from ..deadline import Deadline
 from ..distance import strategy_distance
 from ..errors import SolverError, TimeLimitReached
-from ..interrupt import Interrupted, stopped_by, until_request
+from ..interrupt import Interrupted, stopped, stopped_by, until_request
 from ..reachability import can_reach
 from ..run import Run
 from ..solvers import SOLVERS, LicenceLimitError, available, backend
@@ -374,7 +374,7 @@ class _Search:
         best = self.exact_best(cert.candidates) if self.exact else cert.best
         if best is None:
             if self.deadline.interrupted:
-                raise Interrupted
+                raise stopped()
             if self.infeasible is not None:
                 return self.result("infeasible", None, self.infeasible, stage="MIQCQP")
             return self.result("timeout", None, reason, stage=OUT_OF_TIME)

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from .. import storm
 from ..errors import StormcfError, TimeLimitReached, VerificationFailure
-from ..interrupt import Interrupted
+from ..interrupt import stopped
 from ..run import Run
 from ..storm.parametric import ENGINES
 from ..verify import Check, check_model, check_strategy
@@ -150,7 +150,7 @@ class _Repair:
             if outcome.infeasible:
                 return "infeasible"
             if outcome.stopped == "user":
-                raise Interrupted
+                raise stopped()
             if outcome.stopped is None and not outcome.candidates:
                 raise StormcfError("no valuation meeting every bound was found in the region, and Storm's parameter "
                                    "lifting leaves boxes narrower than 1e-12 of it undecided (a bound met only on "

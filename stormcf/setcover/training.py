@@ -34,6 +34,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from .. import interrupt
 from ..deadline import Deadline
 from ..errors import TimeLimitReached
 from ..interrupt import Interrupted
@@ -281,7 +282,7 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
     """One network (see :func:`fit`)."""
     start = time.perf_counter()
     if deadline.interrupted:                     # before the optimiser imports torch._dynamo (a CPU second or two)
-        raise Interrupted
+        raise interrupt.stopped()
     train_rows, val_rows = validation_split(len(data), settings)
     validation = data.subset(val_rows)
     with deterministic(settings) as rng:
@@ -332,7 +333,7 @@ def _fit_network(kind: str, data: LabelledAgents, settings: TrainingSettings, de
                     break
     if best is None:
         if stopped == "interrupted":
-            raise Interrupted
+            raise interrupt.stopped()
         raise TimeLimitReached(f"{deadline.limit} was reached before the first epoch of the {kind} generator "
                                f"finished; nothing was saved")
     best.info.update(epochs=len(history), best_epoch=best_epoch, validation_exact_match=best_score,

@@ -278,7 +278,7 @@ class Worker:
         while size is None or len(data) < size + 8:
             if deadline.expired:
                 if deadline.interrupted:
-                    raise interrupt.Interrupted
+                    raise interrupt.stopped()
                 raise deadline.reached(what)
             ready, _, _ = select.select([self.answers], [], [], POLL)
             if not ready:
