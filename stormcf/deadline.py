@@ -134,7 +134,7 @@ class Deadline:
 
     def check(self, what: str) -> None:
         """Raise :class:`~stormcf.errors.TimeLimitReached` naming ``what`` if the deadline has passed
-        (:class:`~stormcf.interrupt.Interrupted` when the user asked to stop)."""
+        (:func:`~stormcf.interrupt.stopped` when the user or a signal asked to stop)."""
         if self.interrupted:
             raise interrupt.stopped()
         if self.expired:

@@ -103,46 +103,48 @@ def main(argv: list[str] | None = None, started: float = 0.0) -> int:
             raise
         return _fail(f"error: {out_of_memory_message(err)}", 2)
     said: list[int] = []                          # the exit code once a signal's line is said
-    ended: list[int] = []                         # the command's exit code, once it has one
     try:
-        return _command_under_signals(args, started, said, ended)
+        return _command_under_signals(args, started, said)
     except (interrupt.Terminated, KeyboardInterrupt) as err:   # after the command, before its handlers were removed
         return _signal_end(err, said)                           # (its objects being freed as its frames unwound)
-    except (MemoryError, SystemError, OSError) as err:          # the temporary folder's teardown ran out of memory
-        if ended and ended[0] != 0 and is_out_of_memory(err):   # after the command had said its own line
-            return ended[0]
-        raise
 
 
-def _command_under_signals(args: argparse.Namespace, started: float, said: list[int], ended: list[int]) -> int:
-    """The command in its own temporary folder and under its signal handlers (:mod:`stormcf.interrupt`); its exit
-    code also goes into ``ended`` before the folder is removed."""
+def _command_under_signals(args: argparse.Namespace, started: float, said: list[int]) -> int:
+    """The command in its own temporary folder and under its signal handlers (:mod:`stormcf.interrupt`). Running
+    out of memory as the folder is removed, after the command has said its own line, keeps its exit code."""
     stoppable = False
-    with interrupt.scratch_folder(), interrupt.command_signals(lambda: stoppable):   # a signal ends it as any other
-        try:
+    code: int | None = None
+    try:
+        # a signal ends it as any other
+        with interrupt.scratch_folder(), interrupt.command_signals(lambda: stoppable):
             try:
-                analysis = command_analysis(args)
-            except (MemoryError, ImportError, SystemError) as err:     # the analysis's modules could not be loaded
-                interrupt.raise_if_ending()               # (a signal's exception an extension's import turned into one)
-                if not is_out_of_memory(err):
-                    raise
-                ended.append(_fail(f"error: {out_of_memory_message(err)}", 2))
-                return ended[0]
-            stoppable = analysis is not None and analysis.stoppable
-            if args.time_limit is None and analysis is not None:
-                args.time_limit = analysis.time_limit
-            show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
-            run = args.context = Run(args.time_limit, reporter=console.Reporter(args.verbosity),
-                                     show_native=show_native, elapsed=started)
-            with warnings.catch_warnings(), run.active(), \
-                    interrupt.stop_after(_hard_limit(run), TIMEOUT, f"timeout: {_overrun_message(run)}",
-                                         lambda: _timeout_document(args, _overrun_message(run))):
-                if not show_native:               # libraries' warnings are solver chatter too, unless -v
-                    warnings.simplefilter("ignore")
-                ended.append(_run(args))
-                return ended[0]
-        except (interrupt.Terminated, KeyboardInterrupt) as err:  # also while an error was being reported
-            return _signal_end(err, said)
+                try:
+                    analysis = command_analysis(args)
+                except (MemoryError, ImportError, SystemError) as err:     # the analysis's modules could not load
+                    interrupt.raise_if_ending()       # (a signal's exception an extension's import turned into one)
+                    if not is_out_of_memory(err):
+                        raise
+                    code = _fail(f"error: {out_of_memory_message(err)}", 2)
+                    return code
+                stoppable = analysis is not None and analysis.stoppable
+                if args.time_limit is None and analysis is not None:
+                    args.time_limit = analysis.time_limit
+                show_native = args.verbosity >= console.VERBOSE or bool(os.environ.get("STORMCF_DEBUG"))
+                run = args.context = Run(args.time_limit, reporter=console.Reporter(args.verbosity),
+                                         show_native=show_native, elapsed=started)
+                with warnings.catch_warnings(), run.active(), \
+                        interrupt.stop_after(_hard_limit(run), TIMEOUT, f"timeout: {_overrun_message(run)}",
+                                             lambda: _timeout_document(args, _overrun_message(run))):
+                    if not show_native:           # libraries' warnings are solver chatter too, unless -v
+                        warnings.simplefilter("ignore")
+                    code = _run(args)
+                    return code
+            except (interrupt.Terminated, KeyboardInterrupt) as err:  # also while an error was being reported
+                return _signal_end(err, said)
+    except (MemoryError, SystemError, OSError) as err:      # the folder's teardown ran out of memory
+        if code and is_out_of_memory(err):                  # after the command had said its own line
+            return code
+        raise
 
 
 def _signal_end(err: BaseException, said: list[int]) -> int:
