@@ -145,17 +145,19 @@ class ExplicitModel:
         self._check_distributions()
 
     def _check_distributions(self) -> None:
-        """Every choice is a probability distribution: entries finite, in [0, 1], summing to 1 (within 1e-9). Two
-        vectorised passes over the entries (a model has up to 10^7 of them); the offending entry is looked up only
-        when there is one."""
+        """Every choice is a probability distribution: entries finite, in [0, 1], summing to 1 (within 1e-9). Three
+        vectorised passes over the entries' values (a model has up to 10^8 of them), none over their columns; the
+        offending entry is looked up only when there is one."""
         P = self.transitions
-        if not np.all((P.data >= 0) & (P.data <= 1)):            # NaN fails both comparisons
+        if P.nnz and not (P.data.min() >= 0 and P.data.max() <= 1):   # a NaN makes both NaN, which fails both
             k = int(np.flatnonzero(~((P.data >= 0) & (P.data <= 1)))[0])
             row = int(np.searchsorted(P.indptr, k, side="right") - 1)
             raise ModelError(f"{self.source}: action '{self.choice_name(row)}' in state {self._state_text(row)} has "
                              f"probability {float(P.data[k])!r} to go to state {int(P.indices[k])}; probabilities "
                              f"must be in [0, 1]")
-        sums = P @ np.ones(P.shape[1])
+        sums = np.zeros(P.shape[0])
+        filled = np.flatnonzero(np.diff(P.indptr))                # the data alone: the column indices stay untouched
+        sums[filled] = np.add.reduceat(P.data, P.indptr[filled]) if filled.size else 0.0
         bad = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
         if bad.size:
             row = int(bad[0])
@@ -201,84 +203,114 @@ class ExplicitModel:
         :meth:`choice_name`)."""
         return self.action_names[self.choice_actions[choice]]
 
-    @cached_property
-    def _same_name_rank(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per choice: its rank among the choices of its state with the same action name (in row order), and how
-        many such choices the state has."""
-        order = np.lexsort((np.arange(self.n_choices), self.choice_actions, self.state_of_choice))
-        key = self.state_of_choice[order] * (len(self.action_names) + 1) + self.choice_actions[order]
+    def _name_parts(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The choices of ``states`` (distinct, ascending), state by state: their rows, the position of their state in
+        ``states``, their action, and their name's suffix (0 for the plain action name, k + 1 for ``action#k``: the
+        k-th choice, in row order, of a state with several choices of that action). Costs O(choices of ``states``),
+        so a path's choices are named without naming the model's."""
+        starts = self.row_groups[states]
+        counts = self.row_groups[states + 1] - starts
+        owner = np.repeat(np.arange(len(states)), counts)
+        rows = np.repeat(starts, counts) + np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
+        actions = self.choice_actions[rows]
+        order = np.lexsort((rows, actions, owner))
+        key = owner[order] * (len(self.action_names) + 1) + actions[order]
         first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
         size = np.diff(np.r_[first, len(order)])
-        rank, count = np.empty(self.n_choices, dtype=np.int64), np.empty(self.n_choices, dtype=np.int64)
-        rank[order] = np.arange(len(order)) - np.repeat(first, size)
-        count[order] = np.repeat(size, size)
-        return rank, count
+        suffix = np.empty(len(rows), dtype=np.int64)
+        suffix[order] = np.where(np.repeat(size, size) > 1, np.arange(len(order)) - np.repeat(first, size) + 1, 0)
+        return rows, owner, actions, suffix
+
+    def _name(self, action: int, suffix: int) -> str:
+        return self.action_names[action] + (f"#{suffix - 1}" if suffix else "")
 
     @cached_property
     def choice_names(self) -> tuple[str, ...]:
         """The name of every choice (row): its action name, or ``action#k`` when its state has several choices of
-        that action (k = 0, 1, ... in Storm's order of the choices within the state)."""
-        rank, count = self._same_name_rank
-        names = [self.action_names[a] for a in self.choice_actions.tolist()]
-        for r in np.flatnonzero(count > 1).tolist():
-            names[r] = f"{names[r]}#{rank[r]}"
+        that action (k = 0, 1, ... in Storm's order of the choices within the state). For many choices at once;
+        :meth:`choice_name` names one without naming all."""
+        _, _, actions, suffix = self._name_parts(np.arange(self.n_states))
+        names = [self.action_names[a] for a in actions.tolist()]
+        for r in np.flatnonzero(suffix).tolist():
+            names[r] = f"{names[r]}#{suffix[r] - 1}"
         return tuple(names)
 
     def choice_name(self, choice: int) -> str:
         """The name of a choice (row) in files and output: its action name, ``action#k`` when the state has
         several choices of that action (see the module docstring)."""
-        return self.choice_names[choice]
+        return self.choice_names_of([choice])[0]
+
+    def choice_names_of(self, choices: Sequence[int] | np.ndarray) -> list[str]:
+        """The names of the given choices (rows), naming only the choices of their states (:meth:`_name_parts`)."""
+        if "choice_names" in self.__dict__:
+            return [self.choice_names[r] for r in np.asarray(choices, dtype=np.int64).tolist()]
+        rows = np.asarray(choices, dtype=np.int64).reshape(-1)
+        states = np.unique(np.searchsorted(self.row_groups, rows, side="right") - 1)
+        named, _, actions, suffix = self._name_parts(states)
+        at = np.searchsorted(named, rows)                          # the rows of ascending states ascend
+        return [self._name(a, k) for a, k in zip(actions[at].tolist(), suffix[at].tolist())]
 
     @cached_property
     def shared_action_states(self) -> np.ndarray:
         """Mask of the states with two or more choices of one action name (their choices are named ``a#k``)."""
         shared = np.zeros(self.n_states, dtype=bool)
-        shared[self.state_of_choice[self._same_name_rank[1] > 1]] = True
+        _, owner, _, suffix = self._name_parts(np.arange(self.n_states))
+        shared[owner[suffix > 0]] = True
         return _frozen(shared)
 
     def enabled_actions(self, state: int) -> list[str]:
         """The names of the choices of a state (:meth:`choice_name`)."""
-        return [self.choice_names[r] for r in self.choices(state)]
+        _, _, actions, suffix = self._name_parts(np.array([state]))
+        return [self._name(a, k) for a, k in zip(actions.tolist(), suffix.tolist())]
 
     def choice_of(self, state: int, name: str) -> int:
         """The row of the choice named ``name`` (:meth:`choice_name`) in ``state``; raises :class:`StateError`
         naming the state and its choices."""
-        rows = [r for r in self.choices(state) if self.choice_names[r] == name]
-        if rows:
-            return rows[0]
-        enabled = ", ".join(repr(a) for a in self.enabled_actions(state))
-        shared = [self.choice_names[r] for r in self.choices(state) if self.action(r) == name]
+        row = int(self.choices_named(np.array([state]), [name])[0])
+        if row >= 0:
+            return row
+        enabled = self.enabled_actions(state)
+        shared = [n for r, n in zip(self.choices(state), enabled) if self.action(r) == name]
         if shared:
             raise StateError(f"state {self.state_name(state)} has {len(shared)} choices of action '{name}': name "
                              f"them {', '.join(repr(a) for a in shared)}")
-        raise StateError(f"action '{name}' is not enabled in state {self.state_name(state)} (enabled: {enabled})")
+        raise StateError(f"action '{name}' is not enabled in state {self.state_name(state)} "
+                         f"(enabled: {', '.join(repr(a) for a in enabled)})")
 
     @cached_property
-    def _choice_lookup(self) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
-        """Choices by (state, name), for vectorised look-ups: a code for every distinct choice name (an action name
-        with, for the choices named ``a#k``, the rank k), and the keys ``state * #codes + code`` of all choices,
-        sorted, with the row of each."""
-        rank, count = self._same_name_rank
-        suffix = np.where(count > 1, rank + 1, 0)                 # 0: the plain action name
-        raw = self.choice_actions * (int(suffix.max(initial=0)) + 1) + suffix
-        distinct, code = np.unique(raw, return_inverse=True)
-        width = int(suffix.max(initial=0)) + 1
-        codes = {self.action_names[a] + (f"#{k - 1}" if k else ""): c
-                 for c, (a, k) in enumerate(zip((distinct // width).tolist(), (distinct % width).tolist()))}
-        keys = self.state_of_choice * max(len(codes), 1) + code.ravel()
-        order = np.argsort(keys, kind="stable")
-        return codes, keys[order], order
+    def _action_index(self) -> dict[str, int]:
+        index: dict[str, int] = {}
+        for a, name in enumerate(self.action_names):
+            index.setdefault(name, a)
+        return index
+
+    def _parse_choice_name(self, name: str) -> tuple[int, int]:
+        """(action, suffix) of a choice name (see :meth:`_name_parts`); (-1, -1) for no action's name."""
+        if name in self._action_index:
+            return self._action_index[name], 0
+        base, sep, k = name.rpartition("#")
+        if sep and base in self._action_index and k.isdigit() and str(int(k)) == k:
+            return self._action_index[base], int(k) + 1
+        return -1, -1
 
     def choices_named(self, states: np.ndarray, names: Sequence[str]) -> np.ndarray:
         """The rows of the choices named ``names[k]`` (:meth:`choice_name`) in ``states[k]``, all at once; -1 where
-        the state has no such choice (:meth:`choice_of` says why)."""
-        codes, keys, rows = self._choice_lookup
-        code = np.array([codes.get(name, -1) for name in names], dtype=np.int64)
-        wanted = np.asarray(states, dtype=np.int64) * max(len(codes), 1) + code
+        the state has no such choice (:meth:`choice_of` says why). Costs O(choices of the distinct states asked)."""
+        states = np.asarray(states, dtype=np.int64)
+        parsed = {name: self._parse_choice_name(name) for name in set(names)}
+        action = np.array([parsed[n][0] for n in names], dtype=np.int64).reshape(-1)
+        wanted_suffix = np.array([parsed[n][1] for n in names], dtype=np.int64).reshape(-1)
+        distinct = np.unique(states)
+        rows, owner, actions, suffix = self._name_parts(distinct)
+        width, n_actions = int(suffix.max(initial=0)) + 2, len(self.action_names) + 1
+        keys = (owner * n_actions + actions) * width + suffix
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        wanted = (np.searchsorted(distinct, states) * n_actions + action) * width + np.minimum(wanted_suffix, width - 1)
         if not keys.size:
             return np.full(len(names), -1, dtype=np.int64)
         at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
-        return np.where((code >= 0) & (keys[at] == wanted), rows[at], -1)
+        return np.where((action >= 0) & (keys[at] == wanted), rows[order][at], -1)
 
     # -------------------------------------------------------------------------------------------- states
     @cached_property

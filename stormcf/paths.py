@@ -70,7 +70,7 @@ class ObservedPath:
     @property
     def actions(self) -> list[str]:
         """a_0..a_{T-1} by choice name."""
-        return [self.model.choice_name(int(r)) for r in self.choices]
+        return self.model.choice_names_of(self.choices)
 
     @property
     def next_states(self) -> np.ndarray:
@@ -106,8 +106,8 @@ class ObservedPath:
     # ------------------------------------------------------------------------------------------ JSON
     def to_dict(self) -> dict[str, Any]:
         m = self.model
-        data: dict[str, Any] = {"steps": [{"state": m.valuation(int(s)), "action": m.choice_name(int(r))}
-                                          for s, r in zip(self.states, self.choices)]}
+        data: dict[str, Any] = {"steps": [{"state": m.valuation(int(s)), "action": name}
+                                          for s, name in zip(self.states, self.actions)]}
         if self.final_state is not None:
             data["final_state"] = m.valuation(int(self.final_state))
         return data

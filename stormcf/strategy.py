@@ -118,7 +118,8 @@ class Strategy:
     # ------------------------------------------------------------------------------------------ queries
     def distribution(self, state: int) -> dict[str, float]:
         """σ(s) as ``{choice name: probability}`` (all enabled choices)."""
-        return {self.model.choice_name(r): float(self.probabilities[r]) for r in self.model.choices(state)}
+        m = self.model
+        return {name: float(self.probabilities[r]) for r, name in zip(m.choices(state), m.enabled_actions(state))}
 
     def matrix(self) -> sp.csr_matrix:
         """σ as a CSR matrix S (states x choices) with S[s, row] = σ(row): the induced DTMC is S · P, and each row is
@@ -152,11 +153,12 @@ class Strategy:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: every decision state with its non-zero actions, and ``"default": "error"``."""
         m = self.model
-        entries = []
-        for s in np.flatnonzero(m.decision_states):
-            actions = {m.choice_name(r): float(self.probabilities[r]) for r in m.choices(int(s))
-                       if self.probabilities[r] > 0}
-            entries.append({"state": m.valuation(int(s)), "actions": actions})
+        rows = np.flatnonzero((self.probabilities > 0) & m.decision_states[m.state_of_choice])
+        actions: dict[int, dict[str, float]] = {s: {} for s in np.flatnonzero(m.decision_states).tolist()}
+        for s, name, p in zip(m.state_of_choice[rows].tolist(), m.choice_names_of(rows),
+                              self.probabilities[rows].tolist()):
+            actions[s][name] = p
+        entries = [{"state": m.valuation(s), "actions": chosen} for s, chosen in actions.items()]
         return {"states": entries, "default": "error"}
 
     def save(self, path: str | os.PathLike) -> None:

@@ -142,6 +142,44 @@ def test_same_named_choices_get_distinct_stable_names():
     assert eajs.summary()["shared_action_states"] == 1817
 
 
+def _brute_force_names(counts, actions, action_names):
+    """Choice names by their definition: the action name, ``a#k`` for the k-th of several ``a`` choices of a state."""
+    names, row = [], 0
+    for c in counts:
+        mine = actions[row:row + c]
+        for k, a in enumerate(mine):
+            shared = mine.count(a) > 1
+            names.append(action_names[a] + (f"#{mine[:k].count(a)}" if shared else ""))
+        row += c
+    return names
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=6).flatmap(
+    lambda counts: st.tuples(st.just(counts), st.lists(st.integers(0, 2), min_size=sum(counts), max_size=sum(counts)),
+                             st.lists(st.tuples(st.integers(0, len(counts) - 1),
+                                                st.sampled_from(["a", "b", "", "a#0", "a#1", "b#2", "a#01", "z"])),
+                                      max_size=12))))
+def test_choices_are_named_from_their_state_alone(case):
+    """Naming one choice, a state's choices or a few (state, name) pairs looks at those states only, and agrees with
+    the definition and with naming every choice at once."""
+    counts, actions, queries = case
+    n, action_names = len(counts), ["a", "b", ""]
+    P = sp.csr_matrix(np.eye(n)[np.repeat(np.arange(n), counts)])
+    build = lambda: stormcf.ExplicitModel(P, np.r_[0, np.cumsum(counts)], actions, action_names, {}, {}, {}, 0)  # noqa
+    expected = _brute_force_names(counts, actions, action_names)
+    one = build()
+    assert [one.choice_name(r) for r in range(len(actions))] == expected and "choice_names" not in one.__dict__
+    assert build().choice_names == tuple(expected)
+    assert [x for s in range(n) for x in one.enabled_actions(s)] == expected
+    starts = np.r_[0, np.cumsum(counts)]
+    truth = [next((r for r in range(starts[s], starts[s + 1]) if expected[r] == name), -1) for s, name in queries]
+    got = one.choices_named(np.array([s for s, _ in queries], dtype=np.int64), [name for _, name in queries])
+    assert got.tolist() == truth
+    assert one.shared_action_states.tolist() == [any("#" in x for x in expected[starts[s]:starts[s + 1]])
+                                                 for s in range(n)]
+
+
 def test_choice_names_of_unique_actions_are_the_action_names(loan):
     assert loan.choice_names == tuple(loan.action(r) for r in range(loan.n_choices))
     assert loan.shared_action_states.sum() == 0

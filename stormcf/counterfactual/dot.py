@@ -194,8 +194,8 @@ def _state_node(m, s: int, is_changed: bool, is_target: bool, sigma: np.ndarray,
                           penwidth="2" if s == m.initial_state else "1")
     header = "".join(f"<td><b>{n}</b></td>" for n in ["action", "σ", *names])
     rows = []
-    for r in m.choices(s):
-        cells = [f"<td align='left'>{html.escape(m.choice_name(r))}</td>", f"<td>{short_number(float(sigma[r]))}</td>"]
+    for r, action in zip(m.choices(s), m.enabled_actions(s)):
+        cells = [f"<td align='left'>{html.escape(action)}</td>", f"<td>{short_number(float(sigma[r]))}</td>"]
         cells += [_cell(float(p[r]), abs(float(p[r]) - float(sigma[r])) > CHANGE_TOLERANCE) for p in strategies]
         rows.append(f"<tr>{''.join(cells)}</tr>")
     if any(stay):

@@ -191,10 +191,10 @@ class CounterfactualResult(Report):
         out = []
         for s in self.distance.changed_states:
             actions = {}
-            for r in m.choices(int(s)):
+            for r, name in zip(m.choices(int(s)), m.enabled_actions(int(s))):
                 before, after = float(sigma.probabilities[r]), float(self.strategy.probabilities[r])
                 if abs(after - before) > CHANGE_TOLERANCE:
-                    actions[m.choice_name(r)] = {"from": before, "to": after}
+                    actions[name] = {"from": before, "to": after}
             out.append({"state": m.valuation(int(s)), "name": m.state_name(int(s)),
                         "delta": float(self.distance.per_state[s]), "actions": actions})
         return out
@@ -254,8 +254,8 @@ class CounterfactualResult(Report):
         """Every action of the changed state ``s`` with a probability under σ or σ*: the increased ones first, then
         the decreased ones, then those kept (so that the probabilities shown under σ* add up to 1)."""
         m, sigma = self.problem.model, self.problem.strategy
-        kept = {m.choice_name(r): float(sigma.probabilities[r]) for r in m.choices(s)
-                if m.choice_name(r) not in change["actions"] and sigma.probabilities[r] > CHANGE_TOLERANCE}
+        kept = {name: float(sigma.probabilities[r]) for r, name in zip(m.choices(s), m.enabled_actions(s))
+                if name not in change["actions"] and sigma.probabilities[r] > CHANGE_TOLERANCE}
         moves = sorted(change["actions"].items(), key=lambda kv: kv[1]["to"] <= kv[1]["from"])
         return ([f"{'increase' if to['to'] > to['from'] else 'decrease'} probability of action '{action}' to "
                  f"{short_number(to['to'])}" for action, to in moves]

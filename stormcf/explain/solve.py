@@ -177,13 +177,14 @@ def policy_entries(policy: Policy, k: int) -> list[dict[str, Any]]:
     entries = []
     for t, mass in enumerate(occupancy(cfmdp, policy.weight_function(), k)):
         step = cfmdp.steps[t]
-        chosen = policy.choice_positions(t, k)
-        for i, l in zip(*np.nonzero(mass > 0)):
-            pos = int(chosen[i, l])
+        where = np.nonzero(mass > 0)
+        positions = policy.choice_positions(t, k)[where]
+        names = m.choice_names_of(step.choices[positions])
+        for i, l, pos, name in zip(*where, positions.tolist(), names):
             s = int(step.states[i])
             entries.append({"t": t, "state": m.valuation(s), "state_name": m.state_name(s), "l": int(l),
                             "probability": float(mass[i, l]), "observed_action": observed[t],
-                            "action": m.choice_name(int(step.choices[pos])), "change": bool(step.change[pos]),
+                            "action": name, "change": bool(step.change[pos]),
                             "value": float(policy.values[t][i, k - l])})
     return entries
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -108,7 +109,7 @@ class ICFMDPProblem:
     def __post_init__(self) -> None:
         object.__setattr__(self, "optimization", Optimization.parse(self.optimization))
         check_assumptions(self.assumptions)
-        self.model.step_rewards(self.reward)          # unknown reward models, transition rewards: PropertyError
+        self.rewards                                   # unknown reward models, transition rewards: PropertyError
         require_unrolled_size(self.path.T, nominal_transitions(self.path), "the unrolled ICFMDP")
 
     @property
@@ -119,10 +120,12 @@ class ICFMDPProblem:
     def reward_name(self) -> str:
         return self.model.reward_model(self.reward).name
 
-    @property
+    @cached_property
     def rewards(self) -> np.ndarray:
-        """R(s, a) per model choice."""
-        return self.model.step_rewards(self.reward)
+        """R(s, a) per model choice (read-only; computed once: a pass over every choice of the model)."""
+        rewards = self.model.step_rewards(self.reward)
+        rewards.flags.writeable = False
+        return rewards
 
 
 @dataclass(frozen=True)

@@ -41,13 +41,11 @@ def policy_to_dict(policy: Policy) -> dict[str, Any]:
     steps = []
     for t, mask in enumerate(reachable(cf, policy.weight_function())):
         step = cf.steps[t]
-        entries = []
-        for i in np.flatnonzero(mask[:, 0]):
-            s = int(step.states[i])
-            entries.append({"state": m.valuation(s) if m.variables else s,
-                            "action": m.choice_name(int(step.choices[policy.actions[t][i, 0]])),
-                            "value": float(policy.values[t][i, 0])})
-        steps.append(entries)
+        shown = np.flatnonzero(mask[:, 0])
+        names = m.choice_names_of(step.choices[policy.actions[t][shown, 0]])
+        steps.append([{"state": m.valuation(s) if m.variables else s, "action": name,
+                       "value": float(policy.values[t][i, 0])}
+                      for i, s, name in zip(shown.tolist(), step.states[shown].tolist(), names)])
     return {"value": policy.value(), "changes_from_observation": policy_changes(policy), "steps": steps,
             "seconds": policy.seconds}
 
