@@ -53,8 +53,12 @@ from ..run import Run
 
 #: seconds between two looks at the deadline and the stop request while children work
 POLL = 0.05
-#: seconds between two reclaims of SIGINT while Storm works in a thread (:func:`_reclaim_sigint`)
+#: seconds between two reclaims of SIGINT while Storm works in a thread (:func:`_reclaim_sigint`), during the first
+#: :data:`Z3_SECONDS` of its work; :data:`POLL` after them
 SIGINT_POLL = 0.01
+#: seconds at the start of a build within which Storm enumerates the initial states with Z3; each wake-up of the waiting
+#: thread costs 60-120 µs of CPU (a 10^7-state build waits 45-180 s), so later ones come at :data:`POLL`
+Z3_SECONDS = 2.0
 
 _abandoned: list[threading.Event] = []
 
@@ -149,7 +153,8 @@ def in_thread(call: Callable[[], Any], what: str, deadline: Deadline | None = No
     worker.start()
     try:
         with run.activity(f"Storm, {what}"):
-            while not done.wait(SIGINT_POLL):
+            began = time.monotonic()
+            while not done.wait(SIGINT_POLL if time.monotonic() - began < Z3_SECONDS else POLL):
                 _reclaim_sigint()
                 if deadline.out_of_time:
                     raise deadline.reached(what)
