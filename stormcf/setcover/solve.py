@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, Sequence, TypeVar
+from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,12 +40,13 @@ from .generators import TrainingSettings, augment, evaluate, exact_match, train
 from .pipeline import DataSetProblem, EvaluationProblem, TrainingProblem
 from .problem import SetCoverProblem
 from .result import DataSetResult, EvaluationResult, SetCoverResult, TrainingResult
-from .space import STATE_LIMIT
 
 #: the plan's cost on the DTMC it induces
 PLAN_COST = 'R{"cost"}=? [F "goal"]'
-
-T = TypeVar("T")
+#: the most choices (rows) of projected MDPs that one Storm call certifies: the certificate takes about 240 bytes
+#: per choice from stormcf's arrays to Storm's model (n = 50: 4.1 GB peak for 17M choices in one call), so a chunk
+#: stays near 0.5 GB whatever the batch's size, and Storm's cost per call is still small against a chunk's work
+CERTIFICATE_CHOICES = 2_000_000
 
 
 def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True,
@@ -132,29 +133,46 @@ class _Agent:
 
 
 def _certify_optima(agents: list[_Agent], method: str) -> None:
-    """Storm's ``Rmin`` on every agent's projected MDP at the agent's state, the MDPs side by side (one Storm call
-    per :data:`STATE_LIMIT` states)."""
-    built: list[tuple[_Agent, ExplicitModel]] = []
+    """Storm's ``Rmin`` on every agent's projected MDP at the agent's state, the MDPs of consecutive agents side by
+    side in chunks of at most :data:`CERTIFICATE_CHOICES` choices (one agent at least), one Storm call per chunk;
+    a chunk's union is built when it is full, so the certificate's memory is bounded by a chunk, not the batch."""
+    chunk: list[tuple[_Agent, ExplicitModel]] = []
     for agent in agents:
-        problem = agent.problem
-        try:
-            trans, s0 = agent_transitions(problem)
-            mdp = trans.explicit_model(s0, source=f"{problem.instance.source} (agent {problem.agent_text()})")
-            agent.mdp = mdp
-            built.append((agent, mdp))
-        except SolverError as err:
-            agent.notes.append(f"optimality proven by the {method} engine, not re-checked by Storm: {err}"
-                               if agent.solution.optimal else f"Storm's optimum not computed: {err}")
-    for group in _by_size(built, lambda pair: pair[1].n_states):
-        union, offsets = disjoint_union([mdp for _, mdp in group], "projected MDPs of the batch")
-        start = time.perf_counter()
-        checks = check_model_states(
-            union, RMIN, (offsets + np.array([mdp.initial_state for _, mdp in group])).tolist(),
-            [f"projected MDP ({mdp.n_states} states, {mdp.n_choices} choices)" for _, mdp in group],
-            expected=[agent.solution.value if agent.solution.optimal else None for agent, _ in group])
-        seconds = (time.perf_counter() - start) / len(group)
-        for (agent, _), check in zip(group, checks):
-            agent.add_check("optimum", check, seconds)
+        mdp = _projected_mdp(agent, method)
+        if mdp is None:
+            continue
+        if chunk and sum(m.n_choices for _, m in chunk) + mdp.n_choices > CERTIFICATE_CHOICES:
+            _check_optima(chunk)
+            chunk = []
+        chunk.append((agent, mdp))
+    if chunk:
+        _check_optima(chunk)
+
+
+def _projected_mdp(agent: _Agent, method: str) -> ExplicitModel | None:
+    """The agent's projected MDP as Storm gets it (only the states its choices reach from the agent's), kept on the
+    agent; None, with a note, when it is too large to build."""
+    problem = agent.problem
+    try:
+        trans, s0 = agent_transitions(problem, reduced=True)
+        agent.mdp = trans.explicit_model(s0, source=f"{problem.instance.source} (agent {problem.agent_text()})")
+    except SolverError as err:
+        agent.notes.append(f"optimality proven by the {method} engine, not re-checked by Storm: {err}"
+                           if agent.solution.optimal else f"Storm's optimum not computed: {err}")
+    return agent.mdp
+
+
+def _check_optima(chunk: list[tuple[_Agent, ExplicitModel]]) -> None:
+    """One Storm call for the optima of a chunk of agents, their projected MDPs side by side."""
+    union, offsets = disjoint_union([mdp for _, mdp in chunk], "projected MDPs of the batch")
+    start = time.perf_counter()
+    checks = check_model_states(
+        union, RMIN, (offsets + np.array([mdp.initial_state for _, mdp in chunk])).tolist(),
+        [f"projected MDP ({mdp.n_states} states, {mdp.n_choices} choices)" for _, mdp in chunk],
+        expected=[agent.solution.value if agent.solution.optimal else None for agent, _ in chunk])
+    seconds = (time.perf_counter() - start) / len(chunk)
+    for (agent, _), check in zip(chunk, checks):
+        agent.add_check("optimum", check, seconds)
 
 
 def _certify_plans(agents: list[_Agent]) -> None:
@@ -170,19 +188,6 @@ def _certify_plans(agents: list[_Agent]) -> None:
     seconds = (time.perf_counter() - start) / len(agents)
     for agent, check in zip(agents, checks):
         agent.add_check("cost", check, seconds)
-
-
-def _by_size(agents: list[T], size: Callable[[T], int]) -> list[list[T]]:
-    """The agents in consecutive groups of at most :data:`STATE_LIMIT` states in all (one agent at least)."""
-    groups: list[list[T]] = []
-    total = STATE_LIMIT
-    for agent in agents:
-        if total + size(agent) > STATE_LIMIT:
-            groups.append([])
-            total = 0
-        groups[-1].append(agent)
-        total += size(agent)
-    return groups
 
 
 def _status(problem: SetCoverProblem, solution: EngineSolution, cost: float, optimum: float | None) -> str:
