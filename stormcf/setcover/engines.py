@@ -158,7 +158,7 @@ def agent_transitions(problem: SetCoverProblem, reduced: bool = False) -> tuple[
     space = StateSpace.for_agents(problem.instance, problem.agent[None, :], problem.available)
     s0 = space.encode(problem.agent)
     trans = space.reachable(np.array([s0]), reduced=reduced)
-    return trans, int(trans.index(np.array([s0]))[0])
+    return trans, int(np.searchsorted(trans.codes, s0))
 
 
 def solve_dp(problem: SetCoverProblem) -> EngineSolution:

@@ -1,17 +1,18 @@
 """The entry points: :func:`solve_setcover` for one agent, :func:`solve_setcovers` for many agents of one instance
-(a batch, certified with one Storm call for all optima and one for all plans): an engine chosen by name, then
+(a batch, certified with one Storm call per chunk of optima and one for all plans): an engine chosen by name, then
 Storm's re-check.
 
 1. the engine (``bnb``, the default, ``dp``, ``milp``, ``storm``, ``bruteforce``; ``greedy`` as the baseline) finds
    each agent's canonical set (``milp`` on the solver chosen by name, :data:`stormcf.solvers.SOLVERS`, which also
    solves the LP bound of a greedy answer);
-2. Storm computes ``Rmin=? [F "goal"]`` on each agent's projected MDP (built from arrays, reduced to the actions
-   providing each state's pivot feature, parallel choices merged; see :meth:`Transitions.explicit_model`): the
-   optimum, compared with the engine's (a disagreement is refused). The projected MDPs of a batch sit side by side
-   in one model (:func:`~stormcf.model.disjoint_union`, up to :data:`STATE_LIMIT` states per Storm call), so
-   Storm checks them all at once; each agent's certificate names its own MDP and Storm's value at its state. When
-   an agent's projected MDP is too large to build, its optimality rests on the engine's proof (branch and bound,
-   DP, HiGHS, enumeration) and the notes say so;
+2. Storm computes ``Rmin=? [F "goal"]`` on each agent's projected MDP (built from arrays, only the states its
+   choices reach from the agent: the actions providing each state's pivot feature, dominated choices dropped; see
+   :meth:`Transitions.explicit_model`): the optimum, compared with the engine's (a disagreement is refused). The
+   projected MDPs of consecutive agents sit side by side in one model (:func:`~stormcf.model.disjoint_union`), a
+   chunk of at most :data:`CERTIFICATE_CHOICES` choices per Storm call, so the certificate's memory is bounded by a
+   chunk, not the batch; each agent's certificate names its own MDP and Storm's value at its state. When an
+   agent's projected MDP is too large to build, its optimality rests on the engine's proof (branch and bound, DP,
+   HiGHS, enumeration) and the notes say so;
 3. Storm checks each plan on the DTMC it induces (``R{"cost"}=? [F "goal"]``, a chain of |I| + 1 states; the plans
    of a batch side by side, one Storm call): the cost shown is Storm's.
 

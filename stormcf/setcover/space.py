@@ -383,12 +383,13 @@ class Transitions:
 
     def _cheapest_choices(self, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(state, action, successor) of the model's choices (:meth:`StateSpace.choices`), sorted by state then
-        rank; ``chunk`` states at a time, or those the reduced search found (each state was expanded once)."""
+        rank; ``chunk`` states at a time, or those the reduced search found (each state was expanded once; its few
+        states are looked up by binary search, not in a table as large as the space)."""
         if self.found is not None:
             state, action, succ = self.found
-            state = self.index(state)
+            state = np.searchsorted(self.codes, state)
             order = np.argsort(state, kind="stable")
-            return state[order], action[order], self.index(succ[order])
+            return state[order], action[order], np.searchsorted(self.codes, succ[order])
         parts = []
         for start in range(0, self.n_states, chunk):
             row, action, succ = self.space.choices(self.codes[start:start + chunk])
