@@ -22,6 +22,7 @@ reporter names every long phase (labelling, augmentation, training epochs, guara
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from typing import Sequence
@@ -177,18 +178,18 @@ def _check_optima(chunk: list[tuple[_Agent, ExplicitModel]]) -> None:
 
 
 def _certify_plans(agents: list[_Agent]) -> None:
-    """Storm's cost of every agent's plan on the DTMC it induces, the DTMCs side by side (one Storm call)."""
-    if not agents:
-        return
-    chains = [plan_dtmc(agent.problem, agent.solution.plan) for agent in agents]
-    union, offsets = disjoint_union(chains, "DTMCs of the batch's plans")
-    start = time.perf_counter()
-    checks = check_model_states(union, PLAN_COST, offsets.tolist(),
-                                [f"DTMC of the plan ({len(agent.solution.plan) + 1} states)" for agent in agents],
-                                expected=[agent.solution.value for agent in agents])
-    seconds = (time.perf_counter() - start) / len(agents)
-    for agent, check in zip(agents, checks):
-        agent.add_check("cost", check, seconds)
+    """Storm's cost of every agent's plan on the DTMC it induces, the DTMCs of consecutive agents of one instance side
+    by side (one Storm call; one per instance when the batch mixes them)."""
+    for _, group in itertools.groupby(agents, key=lambda agent: id(agent.problem.instance)):
+        same = list(group)
+        chains, starts = plan_dtmcs([agent.problem for agent in same], [agent.solution.plan for agent in same])
+        start = time.perf_counter()
+        checks = check_model_states(chains, PLAN_COST, starts.tolist(),
+                                    [f"DTMC of the plan ({len(agent.solution.plan) + 1} states)" for agent in same],
+                                    expected=[agent.solution.value for agent in same])
+        seconds = (time.perf_counter() - start) / len(same)
+        for agent, check in zip(same, checks):
+            agent.add_check("cost", check, seconds)
 
 
 def _status(problem: SetCoverProblem, solution: EngineSolution, cost: float, optimum: float | None) -> str:
@@ -201,26 +202,36 @@ def _status(problem: SetCoverProblem, solution: EngineSolution, cost: float, opt
     return "suboptimal"
 
 
-def plan_dtmc(problem: SetCoverProblem, plan: tuple[int, ...]) -> ExplicitModel:
-    """The DTMC a plan induces: states x = s_0, s_1, ..., s_k along the plan (s_{r+1} = s_r + e_{i_r} with p_i,
-    s_r with 1 − p_i), the goal label where ``s >= t``, reward c_i on each step."""
-    inst = problem.instance
-    k = len(plan)
-    states = np.cumsum(np.vstack([problem.agent[None, :], inst.effects[list(plan)]]), axis=0)
-    p = np.ones(k) if inst.success is None else inst.success[list(plan)]
-    rows = np.arange(k + 1)
-    succ = np.append(np.arange(1, k + 1), k)
-    prob = np.append(p, 1.0)
+def plan_dtmcs(problems: Sequence[SetCoverProblem], plans: Sequence[tuple[int, ...]]
+               ) -> tuple[ExplicitModel, np.ndarray]:
+    """The DTMCs the plans induce, side by side in one model, and each one's first state (agents of one instance).
+    A plan's DTMC has the states x = s_0, s_1, ..., s_k along the plan (s_{r+1} = s_r + e_{i_r} with p_i, s_r with
+    1 − p_i; s_k loops), the goal label where ``s >= t`` and reward c_i on each step; all chains are built at once."""
+    inst = problems[0].instance
+    lengths = np.array([len(plan) + 1 for plan in plans])
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    n = int(lengths.sum())
+    last = starts + lengths - 1
+    step = np.ones(n, dtype=bool)
+    step[last] = False                                   # the rows that take a plan's action
+    actions = np.zeros(n, dtype=np.int64)                # 0: the last state's unlabelled self-loop
+    actions[step] = np.concatenate([np.asarray(plan, dtype=np.int64) for plan in plans]) + 1
+    effects = np.vstack([np.zeros((1, inst.n_features), dtype=np.int64), inst.effects])[actions]
+    before = np.cumsum(effects, axis=0) - effects                 # the effects of the rows before, from row 0 on
+    agents = np.array([problem.agent for problem in problems])
+    states = np.repeat(agents - before[starts], lengths, axis=0) + before
+    prob = np.concatenate([[1.0], np.ones(inst.n_actions) if inst.success is None else inst.success])[actions]
+    rows = np.arange(n)
+    succ = np.where(step, rows + 1, rows)
     fail = np.flatnonzero(prob < 1)
     P = sp.csr_matrix((np.concatenate([prob, 1 - prob[fail]]), (np.concatenate([rows, fail]),
-                                                                  np.concatenate([succ, fail]))), shape=(k + 1, k + 1))
-    reward = np.append(inst.costs[list(plan)], 0.0)
-    valuations = {f: states[:, j] for j, f in enumerate(inst.features)}
-    actions = ("",) + inst.action_names
-    choice_actions = np.append(np.asarray(plan, dtype=np.int64) + 1, 0)
-    return ExplicitModel(P, np.arange(k + 2), choice_actions, actions, {"goal": np.asarray(inst.is_positive(states))},
-                         valuations, {"cost": RewardModel("cost", choice=reward)}, 0, model_type="dtmc",
-                         source=f"plan of agent {problem.agent_text()}")
+                                                                  np.concatenate([succ, fail]))), shape=(n, n))
+    reward = np.concatenate([[0.0], inst.costs])[actions]
+    model = ExplicitModel(P, np.arange(n + 1), actions, ("",) + inst.action_names,
+                          {"goal": np.asarray(inst.is_positive(states))}, {},
+                          {"cost": RewardModel("cost", choice=reward)}, 0, model_type="dtmc",
+                          source="DTMCs of the batch's plans")
+    return model, starts
 
 
 # ======================================================================================== the learning pipeline

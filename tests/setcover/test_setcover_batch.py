@@ -5,13 +5,17 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from stormcf import storm
 from stormcf.errors import SolverError
 from stormcf.report import without_times
 from stormcf.setcover import SetCoverInstance, SetCoverProblem, solve_setcover
 from stormcf.setcover.data import agent_pool, paper_instance
-from stormcf.setcover.solve import solve_setcovers
+from stormcf.setcover.solve import plan_dtmcs, solve_setcovers
+from stormcf.verify import check_model_states
+
+from setcover_cases import instances
 
 
 @pytest.fixture
@@ -80,3 +84,24 @@ def test_an_agent_the_engine_refuses_gets_its_error_the_others_their_results():
     assert trivial.status == "trivial" and [c.value for c in trivial.checks] == [0, 0]
     with pytest.raises(SolverError, match="brute force enumerates"):
         solve_setcover(SetCoverProblem(inst, nothing), "bruteforce")
+
+
+@settings(max_examples=25)
+@given(instances(integer=True, success=True, max_actions=6), st.lists(st.lists(st.integers(0, 5), max_size=4),
+                                                                       min_size=1, max_size=4))
+def test_the_plans_dtmcs_side_by_side_cost_what_walking_each_plan_costs(case, raw):
+    """Storm's R=? [F "goal"] on each chain of the plans' union: the expected costs c_i / p_i of the plan's steps
+    until the agent meets the thresholds (inf when it never does), walked agent by agent."""
+    inst, x = case
+    plans = [tuple(i % inst.n_actions for i in plan) for plan in raw]
+    agents = [np.roll(x, k) for k in range(len(plans))]
+    model, starts = plan_dtmcs([SetCoverProblem(inst, a) for a in agents], plans)
+    values = [c.value for c in check_model_states(model, 'R{"cost"}=? [F "goal"]', starts.tolist(),
+                                                   ["chain"] * len(plans))]
+    for agent, plan, value in zip(agents, plans, values):
+        state, cost = agent.copy(), 0.0
+        for i in plan:
+            if inst.is_positive(state):
+                break
+            state, cost = state + inst.effects[i], cost + inst.expected_costs[i]
+        assert value == (pytest.approx(cost, rel=1e-9, abs=1e-9) if inst.is_positive(state) else math.inf)
