@@ -139,14 +139,16 @@ def _certify_optima(agents: list[_Agent], method: str) -> None:
     side in chunks of at most :data:`CERTIFICATE_CHOICES` choices (one agent at least), one Storm call per chunk;
     a chunk's union is built when it is full, so the certificate's memory is bounded by a chunk, not the batch."""
     chunk: list[tuple[_Agent, ExplicitModel]] = []
+    choices = 0                                     # the chunk's
     for agent in agents:
         mdp = _projected_mdp(agent, method)
         if mdp is None:
             continue
-        if chunk and sum(m.n_choices for _, m in chunk) + mdp.n_choices > CERTIFICATE_CHOICES:
+        if chunk and choices + mdp.n_choices > CERTIFICATE_CHOICES:
             _check_optima(chunk)
-            chunk = []
+            chunk, choices = [], 0
         chunk.append((agent, mdp))
+        choices += mdp.n_choices
     if chunk:
         _check_optima(chunk)
 
