@@ -170,12 +170,11 @@ class StateSpace:
         width = int(keep.sum(axis=1).max(initial=0))                         # the most choices of a state
         order = np.argsort(~keep, axis=1, kind="stable")[:, :width]          # per state: its candidates by rank
         succ, keep = np.take_along_axis(succ, order, axis=1), np.take_along_axis(keep, order, axis=1)
-        high = self._heights(succ, keep)
         lower = np.tri(width, k=-1, dtype=bool)                              # [i, j]: j ranks before i
         step = max(DOMINANCE_BLOCK // (width * width * (1 if self.binary else len(self.features)) or 1), 1)
         for start in range(0, len(codes), step):
             rows = slice(start, start + step)
-            keep[rows] &= ~(self._below(high[rows]) & lower).any(axis=2)
+            keep[rows] &= ~(self._below(self._heights(succ[rows], keep[rows])) & lower).any(axis=2)
         row, column = np.nonzero(keep)
         return row, by_cost[order[row, column]], succ[row, column]
 
@@ -359,7 +358,7 @@ class Transitions:
         (:meth:`StateSpace.choices`).
         """
         instance = self.space.instance
-        state, action, succ = self._cheapest_choices()
+        state, action, succ = self._model_choices()
         S = self.n_states
         counts = np.bincount(state, minlength=S)
         loops = np.flatnonzero(counts == 0)
@@ -381,7 +380,7 @@ class Transitions:
                              ("",) + instance.action_names, {"goal": self.goal}, valuations,
                              {"cost": RewardModel("cost", choice=reward)}, initial, source=source)
 
-    def _cheapest_choices(self, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _model_choices(self, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(state, action, successor) of the model's choices (:meth:`StateSpace.choices`), sorted by state then
         rank; ``chunk`` states at a time, or those the reduced search found (each state was expanded once; its few
         states are looked up by binary search, not in a table as large as the space)."""
