@@ -45,9 +45,10 @@ from .result import DataSetResult, EvaluationResult, SetCoverResult, TrainingRes
 
 #: the plan's cost on the DTMC it induces
 PLAN_COST = 'R{"cost"}=? [F "goal"]'
-#: the most choices (rows) of projected MDPs that one Storm call certifies: the certificate takes about 240 bytes
-#: per choice from stormcf's arrays to Storm's model (n = 50: 4.1 GB peak for 17M choices in one call), so a chunk
-#: stays near 0.5 GB whatever the batch's size, and Storm's cost per call is still small against a chunk's work
+#: the most choices (rows) of projected MDPs that one Storm call certifies: the certificate takes about 200 bytes
+#: per choice from stormcf's arrays to Storm's model (n = 50, 200 agents in one call: 4.1 GB peak for 21.8M
+#: choices), so a chunk stays near 0.4 GB whatever the batch's size, while Storm's cost per call stays small
+#: against a chunk's work
 CERTIFICATE_CHOICES = 2_000_000
 
 
