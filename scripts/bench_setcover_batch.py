@@ -13,9 +13,11 @@ processes:
   MDPs side by side and the plans' DTMCs side by side; before issue 20, ``solve_setcover`` per agent): their CPU
   seconds beyond the engine are the certificates', and the number of Storm calls is counted;
 - for reference, the whole-family labelling of ``setcover-data`` (``label_agents(..., "storm")``: one MDP over the
-  union of the agents' state spaces, one Storm call).
+  union of the agents' state spaces, one Storm call; "refused" beyond its state limit).
 
-Each document's certificate is shown for the first agent.
+The command's peak RSS (the child's ``ru_maxrss``) and the load average before and after are printed too, and the
+ratio of the command's CPU per agent to the engine's (issue 34: at most 3x). Each document's certificate is shown
+for the first agent.
 
     python scripts/bench_setcover_batch.py                     # n = 50, 50 agents
     python scripts/bench_setcover_batch.py --n 20 --agents 200
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -60,7 +63,8 @@ def command(instance: str, agents: str, out: str) -> dict:
     tick, cpu = time.perf_counter(), cpu_seconds()
     with contextlib.redirect_stdout(io.StringIO()):
         code = main(["setcover", instance, "--agents", agents, "--json", out])
-    return {"code": code, "wall": time.perf_counter() - tick, "cpu": cpu_seconds() - cpu}
+    return {"code": code, "wall": time.perf_counter() - tick, "cpu": cpu_seconds() - cpu,
+            "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20}
 
 
 def engine_and_family(instance: str, agents: str) -> dict:
@@ -69,6 +73,7 @@ def engine_and_family(instance: str, agents: str) -> dict:
     import numpy as np
     from stormcf import storm
     from stormcf.setcover import SetCoverInstance, SetCoverProblem, run_engine, solve_setcover
+    from stormcf.errors import SolverError
     from stormcf.setcover import solve as solve_module
     from stormcf.setcover.family import label_agents
     inst = SetCoverInstance.load(instance)
@@ -90,7 +95,10 @@ def engine_and_family(instance: str, agents: str) -> dict:
     certified = cpu_seconds() - cpu
     storm.check = check
     cpu = cpu_seconds()
-    labels = label_agents(inst, X, "storm")
+    try:
+        labels = label_agents(inst, X, "storm")
+    except SolverError:                                     # beyond the family's state limit
+        return {"engine": per_agent, "certified": certified, "storm_calls": len(calls), "family": None}
     return {"engine": per_agent, "certified": certified, "storm_calls": len(calls),
             "family": cpu_seconds() - cpu, "family_states": labels.states, "family_choices": labels.choices}
 
@@ -115,6 +123,7 @@ def main() -> None:
         print(json.dumps(engine_and_family(*args.engine)))
         return
     n, count = (12, 5) if args.quick else (args.n, args.agents)
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-setcover-") as tmp:
         instance, agents = write_inputs(Path(tmp), n, count)
         out = Path(tmp) / "out.jsonl"
@@ -124,16 +133,20 @@ def main() -> None:
     k = len(documents)
     engine = sum(alone["engine"])
     checks = [d["timings"].get("check", 0.0) for d in documents]
-    print(f"setcover, paper instance n = {n} (100 actions), {k} agents, engine bnb; CPU seconds, fresh processes\n")
+    print(f"setcover, paper instance n = {n} (100 actions), {k} agents, engine bnb; CPU seconds, fresh processes; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {load:.1f} before, "
+          f"{os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs\n")
     certificate = alone["certified"] - engine
     print("| agents | engine alone: all agents (per agent median / max) | certified solves: engine and Storm's "
-          "certificates | of which certificates | Storm calls | the command: CPU (wall) | per agent | whole-family "
-          "labelling for reference (states, choices) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "certificates | of which certificates | Storm calls | the command: CPU (wall), peak RSS | per agent | "
+          "command / engine | whole-family labelling for reference (states, choices) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    family = ("refused (state limit)" if alone["family"] is None else
+              f"{alone['family']:.2f} s ({alone['family_states']:,}, {alone['family_choices']:,})")
     print(f"| {k} | {engine:.2f} s ({1e3 * statistics.median(alone['engine']):.1f} / "
           f"{1e3 * max(alone['engine']):.1f} ms) | {alone['certified']:.2f} s | {certificate:.2f} s | "
-          f"{alone['storm_calls']} | {run['cpu']:.2f} s ({run['wall']:.2f} s) | {1e3 * run['cpu'] / k:.1f} ms | "
-          f"{alone['family']:.2f} s ({alone['family_states']:,}, {alone['family_choices']:,}) |")
+          f"{alone['storm_calls']} | {run['cpu']:.2f} s ({run['wall']:.2f} s), {run['peak_gb']:.2f} GB | "
+          f"{1e3 * run['cpu'] / k:.1f} ms | {run['cpu'] / engine:.1f}x | {family} |")
     print(f"\nthe certificate's share in each document (wall): median {1e3 * statistics.median(checks):.1f} ms, "
           f"max {1e3 * max(checks):.1f} ms")
     first = next((d for d in documents if d["checks"]), None)

@@ -152,12 +152,13 @@ def _plan(trans: Transitions, values: np.ndarray, s: int) -> tuple[int, ...]:
 
 
 # ==================================================================================================== MDP engines
-def agent_transitions(problem: SetCoverProblem) -> tuple[Transitions, int]:
-    """The reachable projected MDP of one agent and the index of its initial state min(x, cap)."""
+def agent_transitions(problem: SetCoverProblem, reduced: bool = False) -> tuple[Transitions, int]:
+    """The reachable projected MDP of one agent and the index of its initial state min(x, cap) (``reduced``: only
+    the states Storm's model reaches, :meth:`StateSpace.reachable`)."""
     space = StateSpace.for_agents(problem.instance, problem.agent[None, :], problem.available)
     s0 = space.encode(problem.agent)
-    trans = space.reachable(np.array([s0]))
-    return trans, int(trans.index(np.array([s0]))[0])
+    trans = space.reachable(np.array([s0]), reduced=reduced)
+    return trans, int(np.searchsorted(trans.codes, s0))
 
 
 def solve_dp(problem: SetCoverProblem) -> EngineSolution:

@@ -1,17 +1,18 @@
 """The entry points: :func:`solve_setcover` for one agent, :func:`solve_setcovers` for many agents of one instance
-(a batch, certified with one Storm call for all optima and one for all plans): an engine chosen by name, then
+(a batch, certified with one Storm call per chunk of optima and one for all plans): an engine chosen by name, then
 Storm's re-check.
 
 1. the engine (``bnb``, the default, ``dp``, ``milp``, ``storm``, ``bruteforce``; ``greedy`` as the baseline) finds
    each agent's canonical set (``milp`` on the solver chosen by name, :data:`stormcf.solvers.SOLVERS`, which also
    solves the LP bound of a greedy answer);
-2. Storm computes ``Rmin=? [F "goal"]`` on each agent's projected MDP (built from arrays, reduced to the actions
-   providing each state's pivot feature, parallel choices merged; see :meth:`Transitions.explicit_model`): the
-   optimum, compared with the engine's (a disagreement is refused). The projected MDPs of a batch sit side by side
-   in one model (:func:`~stormcf.model.disjoint_union`, up to :data:`STATE_LIMIT` states per Storm call), so
-   Storm checks them all at once; each agent's certificate names its own MDP and Storm's value at its state. When
-   an agent's projected MDP is too large to build, its optimality rests on the engine's proof (branch and bound,
-   DP, HiGHS, enumeration) and the notes say so;
+2. Storm computes ``Rmin=? [F "goal"]`` on each agent's projected MDP (built from arrays, only the states its
+   choices reach from the agent: the actions providing each state's pivot feature, dominated choices dropped; see
+   :meth:`Transitions.explicit_model`): the optimum, compared with the engine's (a disagreement is refused). The
+   projected MDPs of consecutive agents sit side by side in one model (:func:`~stormcf.model.disjoint_union`), a
+   chunk of at most :data:`CERTIFICATE_CHOICES` choices per Storm call, so the certificate's memory is bounded by a
+   chunk, not the batch; each agent's certificate names its own MDP and Storm's value at its state. When an
+   agent's projected MDP is too large to build, its optimality rests on the engine's proof (branch and bound, DP,
+   HiGHS, enumeration) and the notes say so;
 3. Storm checks each plan on the DTMC it induces (``R{"cost"}=? [F "goal"]``, a chain of |I| + 1 states; the plans
    of a batch side by side, one Storm call): the cost shown is Storm's.
 
@@ -21,9 +22,10 @@ reporter names every long phase (labelling, augmentation, training epochs, guara
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time
-from typing import Callable, Sequence, TypeVar
+from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,12 +42,14 @@ from .generators import TrainingSettings, augment, evaluate, exact_match, train
 from .pipeline import DataSetProblem, EvaluationProblem, TrainingProblem
 from .problem import SetCoverProblem
 from .result import DataSetResult, EvaluationResult, SetCoverResult, TrainingResult
-from .space import STATE_LIMIT
 
 #: the plan's cost on the DTMC it induces
 PLAN_COST = 'R{"cost"}=? [F "goal"]'
-
-T = TypeVar("T")
+#: the most choices (rows) of projected MDPs that one Storm call certifies: the certificate takes about 200 bytes
+#: per choice from stormcf's arrays to Storm's model (n = 50, 200 agents in one call: 4.1 GB peak for 21.8M
+#: choices), so a chunk stays near 0.4 GB whatever the batch's size, while Storm's cost per call stays small
+#: against a chunk's work
+CERTIFICATE_CHOICES = 2_000_000
 
 
 def solve_setcover(problem: SetCoverProblem, method: str = DEFAULT_METHOD, verify: bool = True,
@@ -132,57 +136,63 @@ class _Agent:
 
 
 def _certify_optima(agents: list[_Agent], method: str) -> None:
-    """Storm's ``Rmin`` on every agent's projected MDP at the agent's state, the MDPs side by side (one Storm call
-    per :data:`STATE_LIMIT` states)."""
-    built: list[tuple[_Agent, ExplicitModel]] = []
+    """Storm's ``Rmin`` on every agent's projected MDP at the agent's state, the MDPs of consecutive agents side by
+    side in chunks of at most :data:`CERTIFICATE_CHOICES` choices (one agent at least), one Storm call per chunk;
+    a chunk's union is built when it is full, so the certificate's memory is bounded by a chunk, not the batch."""
+    chunk: list[tuple[_Agent, ExplicitModel]] = []
+    choices = 0                                     # the chunk's
     for agent in agents:
-        problem = agent.problem
-        try:
-            trans, s0 = agent_transitions(problem)
-            mdp = trans.explicit_model(s0, source=f"{problem.instance.source} (agent {problem.agent_text()})")
-            agent.mdp = mdp
-            built.append((agent, mdp))
-        except SolverError as err:
-            agent.notes.append(f"optimality proven by the {method} engine, not re-checked by Storm: {err}"
-                               if agent.solution.optimal else f"Storm's optimum not computed: {err}")
-    for group in _by_size(built, lambda pair: pair[1].n_states):
-        union, offsets = disjoint_union([mdp for _, mdp in group], "projected MDPs of the batch")
-        start = time.perf_counter()
-        checks = check_model_states(
-            union, RMIN, (offsets + np.array([mdp.initial_state for _, mdp in group])).tolist(),
-            [f"projected MDP ({mdp.n_states} states, {mdp.n_choices} choices)" for _, mdp in group],
-            expected=[agent.solution.value if agent.solution.optimal else None for agent, _ in group])
-        seconds = (time.perf_counter() - start) / len(group)
-        for (agent, _), check in zip(group, checks):
-            agent.add_check("optimum", check, seconds)
+        mdp = _projected_mdp(agent, method)
+        if mdp is None:
+            continue
+        if chunk and choices + mdp.n_choices > CERTIFICATE_CHOICES:
+            _check_optima(chunk)
+            chunk, choices = [], 0
+        chunk.append((agent, mdp))
+        choices += mdp.n_choices
+    if chunk:
+        _check_optima(chunk)
+
+
+def _projected_mdp(agent: _Agent, method: str) -> ExplicitModel | None:
+    """The agent's projected MDP as Storm gets it (only the states its choices reach from the agent's), kept on the
+    agent; None, with a note, when it is too large to build."""
+    problem = agent.problem
+    try:
+        trans, s0 = agent_transitions(problem, reduced=True)
+        agent.mdp = trans.explicit_model(s0, source=f"{problem.instance.source} (agent {problem.agent_text()})")
+    except SolverError as err:
+        agent.notes.append(f"optimality proven by the {method} engine, not re-checked by Storm: {err}"
+                           if agent.solution.optimal else f"Storm's optimum not computed: {err}")
+    return agent.mdp
+
+
+def _check_optima(chunk: list[tuple[_Agent, ExplicitModel]]) -> None:
+    """One Storm call for the optima of a chunk of agents, their projected MDPs side by side."""
+    union, offsets = disjoint_union([mdp for _, mdp in chunk], "projected MDPs of the batch")
+    start = time.perf_counter()
+    checks = check_model_states(
+        union, RMIN, (offsets + np.array([mdp.initial_state for _, mdp in chunk])).tolist(),
+        [f"projected MDP ({mdp.n_states} states, {mdp.n_choices} choices)" for _, mdp in chunk],
+        expected=[agent.solution.value if agent.solution.optimal else None for agent, _ in chunk])
+    seconds = (time.perf_counter() - start) / len(chunk)
+    for (agent, _), check in zip(chunk, checks):
+        agent.add_check("optimum", check, seconds)
 
 
 def _certify_plans(agents: list[_Agent]) -> None:
-    """Storm's cost of every agent's plan on the DTMC it induces, the DTMCs side by side (one Storm call)."""
-    if not agents:
-        return
-    chains = [plan_dtmc(agent.problem, agent.solution.plan) for agent in agents]
-    union, offsets = disjoint_union(chains, "DTMCs of the batch's plans")
-    start = time.perf_counter()
-    checks = check_model_states(union, PLAN_COST, offsets.tolist(),
-                                [f"DTMC of the plan ({len(agent.solution.plan) + 1} states)" for agent in agents],
-                                expected=[agent.solution.value for agent in agents])
-    seconds = (time.perf_counter() - start) / len(agents)
-    for agent, check in zip(agents, checks):
-        agent.add_check("cost", check, seconds)
-
-
-def _by_size(agents: list[T], size: Callable[[T], int]) -> list[list[T]]:
-    """The agents in consecutive groups of at most :data:`STATE_LIMIT` states in all (one agent at least)."""
-    groups: list[list[T]] = []
-    total = STATE_LIMIT
-    for agent in agents:
-        if total + size(agent) > STATE_LIMIT:
-            groups.append([])
-            total = 0
-        groups[-1].append(agent)
-        total += size(agent)
-    return groups
+    """Storm's cost of every agent's plan on the DTMC it induces, the DTMCs of consecutive agents of one instance side
+    by side (one Storm call; one per instance when the batch mixes them)."""
+    for _, group in itertools.groupby(agents, key=lambda agent: id(agent.problem.instance)):
+        same = list(group)
+        chains, starts = plan_dtmcs([agent.problem for agent in same], [agent.solution.plan for agent in same])
+        start = time.perf_counter()
+        checks = check_model_states(chains, PLAN_COST, starts.tolist(),
+                                    [f"DTMC of the plan ({len(agent.solution.plan) + 1} states)" for agent in same],
+                                    expected=[agent.solution.value for agent in same])
+        seconds = (time.perf_counter() - start) / len(same)
+        for agent, check in zip(same, checks):
+            agent.add_check("cost", check, seconds)
 
 
 def _status(problem: SetCoverProblem, solution: EngineSolution, cost: float, optimum: float | None) -> str:
@@ -195,26 +205,36 @@ def _status(problem: SetCoverProblem, solution: EngineSolution, cost: float, opt
     return "suboptimal"
 
 
-def plan_dtmc(problem: SetCoverProblem, plan: tuple[int, ...]) -> ExplicitModel:
-    """The DTMC a plan induces: states x = s_0, s_1, ..., s_k along the plan (s_{r+1} = s_r + e_{i_r} with p_i,
-    s_r with 1 − p_i), the goal label where ``s >= t``, reward c_i on each step."""
-    inst = problem.instance
-    k = len(plan)
-    states = np.cumsum(np.vstack([problem.agent[None, :], inst.effects[list(plan)]]), axis=0)
-    p = np.ones(k) if inst.success is None else inst.success[list(plan)]
-    rows = np.arange(k + 1)
-    succ = np.append(np.arange(1, k + 1), k)
-    prob = np.append(p, 1.0)
+def plan_dtmcs(problems: Sequence[SetCoverProblem], plans: Sequence[tuple[int, ...]]
+               ) -> tuple[ExplicitModel, np.ndarray]:
+    """The DTMCs the plans induce, side by side in one model, and each one's first state (agents of one instance).
+    A plan's DTMC has the states x = s_0, s_1, ..., s_k along the plan (s_{r+1} = s_r + e_{i_r} with p_i, s_r with
+    1 − p_i; s_k loops), the goal label where ``s >= t`` and reward c_i on each step; all chains are built at once."""
+    inst = problems[0].instance
+    lengths = np.array([len(plan) + 1 for plan in plans])
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    n = int(lengths.sum())
+    last = starts + lengths - 1
+    step = np.ones(n, dtype=bool)
+    step[last] = False                                   # the rows that take a plan's action
+    actions = np.zeros(n, dtype=np.int64)                # 0: the last state's unlabelled self-loop
+    actions[step] = np.concatenate([np.asarray(plan, dtype=np.int64) for plan in plans]) + 1
+    effects = np.vstack([np.zeros((1, inst.n_features), dtype=np.int64), inst.effects])[actions]
+    before = np.cumsum(effects, axis=0) - effects                 # the effects of the rows before, from row 0 on
+    agents = np.array([problem.agent for problem in problems])
+    states = np.repeat(agents - before[starts], lengths, axis=0) + before
+    prob = np.concatenate([[1.0], np.ones(inst.n_actions) if inst.success is None else inst.success])[actions]
+    rows = np.arange(n)
+    succ = np.where(step, rows + 1, rows)
     fail = np.flatnonzero(prob < 1)
     P = sp.csr_matrix((np.concatenate([prob, 1 - prob[fail]]), (np.concatenate([rows, fail]),
-                                                                  np.concatenate([succ, fail]))), shape=(k + 1, k + 1))
-    reward = np.append(inst.costs[list(plan)], 0.0)
-    valuations = {f: states[:, j] for j, f in enumerate(inst.features)}
-    actions = ("",) + inst.action_names
-    choice_actions = np.append(np.asarray(plan, dtype=np.int64) + 1, 0)
-    return ExplicitModel(P, np.arange(k + 2), choice_actions, actions, {"goal": np.asarray(inst.is_positive(states))},
-                         valuations, {"cost": RewardModel("cost", choice=reward)}, 0, model_type="dtmc",
-                         source=f"plan of agent {problem.agent_text()}")
+                                                                  np.concatenate([succ, fail]))), shape=(n, n))
+    reward = np.concatenate([[0.0], inst.costs])[actions]
+    model = ExplicitModel(P, np.arange(n + 1), actions, ("",) + inst.action_names,
+                          {"goal": np.asarray(inst.is_positive(states))}, {},
+                          {"cost": RewardModel("cost", choice=reward)}, 0, model_type="dtmc",
+                          source="DTMCs of the batch's plans")
+    return model, starts
 
 
 # ======================================================================================== the learning pipeline

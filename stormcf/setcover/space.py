@@ -42,6 +42,8 @@ EXPANSION_CHUNK = 1 << 22
 CODE_LIMIT = 2 ** 62
 #: spaces of at most this many codes are searched and indexed with dense tables (a mask and an int32 table)
 DENSE_LIMIT = 2 ** 24
+#: pairs of choices (times the projected features when they are not 0/1) compared at once for dominance
+DOMINANCE_BLOCK = 1 << 18
 
 
 class SpaceTooLarge(SolverError):
@@ -154,10 +156,63 @@ class StateSpace:
             out[start:start + 4096] = np.minimum(d, self.caps) @ self.mult
         return out
 
+    def choices(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, action, successor code) of the choices of Storm's model at the states ``codes``, by row then rank
+        (:meth:`Transitions.explicit_model`): the enabled actions that change a non-goal state and provide its
+        pivot, but for those that an action of lower rank (c_i / p_i, then index) dominates, reaching a successor at
+        least as high in every feature; ``DOMINANCE_BLOCK`` pairs of choices are compared at once."""
+        codes = np.asarray(codes, dtype=np.int64)
+        costs = self.instance.expected_costs
+        by_cost = np.lexsort((np.arange(costs.size), costs))                   # rank -> action
+        succ = self.successors(codes)[:, by_cost]
+        keep = ((self.enabled(codes) & self.pivot_actions(codes))[:, by_cost] & (succ != codes[:, None])
+                & ~self.goal(codes)[:, None])
+        width = int(keep.sum(axis=1).max(initial=0))                         # the most choices of a state
+        order = np.argsort(~keep, axis=1, kind="stable")[:, :width]          # per state: its candidates by rank
+        succ, keep = np.take_along_axis(succ, order, axis=1), np.take_along_axis(keep, order, axis=1)
+        lower = np.tri(width, k=-1, dtype=bool)                              # [i, j]: j ranks before i
+        step = max(DOMINANCE_BLOCK // (width * width * (1 if self.binary else len(self.features)) or 1), 1)
+        for start in range(0, len(codes), step):
+            rows = slice(start, start + step)
+            keep[rows] &= ~(self._below(self._heights(succ[rows], keep[rows])) & lower).any(axis=2)
+        row, column = np.nonzero(keep)
+        return row, by_cost[order[row, column]], succ[row, column]
+
+    def _heights(self, codes: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        """The candidates' successors as :meth:`_below` compares them, those not kept below no state: the codes as
+        bitmasks (0 if not kept, in 32 bits where they fit) for 0/1 caps, else the digits (-1 if not kept)."""
+        if self.binary:
+            return np.where(keep, codes, 0).astype(np.uint32 if self.size <= 2 ** 32 else np.int64)
+        digits = self.decode(codes.ravel()).reshape(*codes.shape, len(self.features))
+        return np.where(keep[:, :, None], digits, -1)
+
+    def _below(self, high: np.ndarray) -> np.ndarray:
+        """(S, K, K): [s, i, j] whether the successor of candidate i is at most that of j in every feature."""
+        if self.binary:                                                      # bitmasks: i a subset of j
+            return (high[:, :, None] & ~high[:, None, :]) == 0
+        return np.all(high[:, :, None, :] <= high[:, None, :, :], axis=3)
+
+    def pivot_actions(self, codes: np.ndarray) -> np.ndarray | bool:
+        """(S, A): the actions providing each state's pivot feature, its missing feature with the fewest available
+        actions providing it (any feature at a goal state; True everywhere for ordered instances, and where nothing
+        is projected: then every state is a goal)."""
+        if self.instance.ordered or not self.features.size:
+            return True
+        provides = (self.effects > 0) & self.available[:, None]                   # (A, k)
+        by_count = np.argsort(provides.sum(axis=0), kind="stable")
+        missing = self.decode(codes) < self.thresholds
+        pivot = by_count[np.argmax(missing[:, by_count], axis=1)]
+        return provides[:, pivot].T
+
     # ------------------------------------------------------------------------------------------------ graph
-    def reachable(self, sources: np.ndarray, limit: int = STATE_LIMIT, run: Deadline | None = None) -> "Transitions":
+    def reachable(self, sources: np.ndarray, limit: int = STATE_LIMIT, run: Deadline | None = None,
+                  reduced: bool = False) -> "Transitions":
         """The states reachable from the codes ``sources`` and the successor table (breadth-first, by frontier;
         ``run``, when given, is checked between chunks).
+
+        ``reduced``: only along the choices of Storm's model (:meth:`choices`), so the states that model reaches
+        from the sources, where it keeps Rmin (a few times fewer than all reachable states); such transitions
+        serve :meth:`Transitions.explicit_model` only, as their successor table leaves the set.
 
         At most ``limit`` states and :data:`CHOICE_LIMIT` state-action pairs (the tables of :class:`Transitions`
         hold about 26 bytes per pair); each frontier is expanded in chunks of :data:`EXPANSION_CHUNK` pairs, so the
@@ -172,6 +227,7 @@ class StateSpace:
             seen = frontier
         count = frontier.size
         rows = max(EXPANSION_CHUNK // A, 1)
+        choices: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []     # reduced: (state code, action, successor)
         while frontier.size:
             found: list[np.ndarray] = []
             pending = 0                                   # new codes found in this level so far (an upper bound)
@@ -179,7 +235,12 @@ class StateSpace:
                 if run is not None:
                     run.check("the search of reachable states")
                 part = frontier[start:start + rows]
-                nxt = np.unique(np.where(self.enabled(part), self.successors(part), part[:, None]))
+                if reduced:
+                    row, action, succ = self.choices(part)
+                    choices.append((part[row], action, succ))
+                    nxt = np.unique(succ)
+                else:
+                    nxt = np.unique(np.where(self.enabled(part), self.successors(part), part[:, None]))
                 if self.dense:
                     new = nxt[~seen[nxt]]
                     seen[new] = True
@@ -199,16 +260,21 @@ class StateSpace:
             count += frontier.size
             if not self.dense:
                 seen = np.union1d(seen, frontier)
+        if reduced:
+            return Transitions(self, np.flatnonzero(seen) if self.dense else seen,
+                               tuple(np.concatenate(part) for part in zip(*choices)) if choices else None)
         require_memory(26.0 * count * A, f"the projected MDP's tables ({count:,} states x {A} actions)")
         return Transitions(self, np.flatnonzero(seen) if self.dense else seen)
 
 
 @dataclass(frozen=True, eq=False)
 class Transitions:
-    """The reachable states (sorted codes) of a space with their successor table."""
+    """The reachable states (sorted codes) of a space with their successor table; ``found``: the model's choices
+    (state code, action, successor code) when a reduced search found them (:meth:`StateSpace.reachable`)."""
 
     space: StateSpace
     codes: np.ndarray
+    found: tuple[np.ndarray, ...] | None = None
 
     @property
     def n_states(self) -> int:
@@ -282,15 +348,17 @@ class Transitions:
           of s takes an action providing the state's pivot feature, its missing feature with the fewest available
           actions providing it, and may take it first; so only those actions are choices (partial-order
           reduction; about 40% of the effective actions in the paper's instances);
-        - **merge**: parallel choices leading to the same successor keep only the one of least c_i / p_i (lowest
-          index on ties), as the others can only cost more.
+        - **dominance**: a choice is dropped when one of lower c_i / p_i (lowest index on ties) reaches a successor
+          at least as high in every feature, as V* can only fall when the state rises (a plan of s covers every
+          s' >= s too), so the other can only cost more (parallel choices to the same successor keep the cheapest;
+          about a fifth of the pivot's choices are left at n = 50).
 
-        A state's choices are ordered by successor. States without a choice (the goal, dead ends) get one
-        unlabelled self-loop of cost 0. Built without a Python loop over states or a global sort: one sort of each
-        state's row of (successor, rank by cost) keys.
+        A state's choices are ordered by rank (c_i / p_i, then index). States without a choice (the goal, dead ends)
+        get one unlabelled self-loop of cost 0. Built without a Python loop over states or a global sort
+        (:meth:`StateSpace.choices`).
         """
         instance = self.space.instance
-        state, action, succ = self._cheapest_choices()
+        state, action, succ = self._model_choices()
         S = self.n_states
         counts = np.bincount(state, minlength=S)
         loops = np.flatnonzero(counts == 0)
@@ -312,40 +380,21 @@ class Transitions:
                              ("",) + instance.action_names, {"goal": self.goal}, valuations,
                              {"cost": RewardModel("cost", choice=reward)}, initial, source=source)
 
-    def _cheapest_choices(self, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(state, action, successor) of the choices of the non-goal states (effective, providing the pivot), the
-        cheapest (c_i / p_i, then index) per (state, successor), sorted by state then successor; ``chunk`` states
-        at a time."""
-        costs = self.space.instance.expected_costs
-        A = costs.size
-        by_cost = np.lexsort((np.arange(A), costs))                    # rank -> action
-        end = np.iinfo(np.int64).max
+    def _model_choices(self, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(state, action, successor) of the model's choices (:meth:`StateSpace.choices`), sorted by state then
+        rank; ``chunk`` states at a time, or those the reduced search found (each state was expanded once; its few
+        states are looked up by binary search, not in a table as large as the space)."""
+        if self.found is not None:
+            state, action, succ = self.found
+            state = np.searchsorted(self.codes, state)
+            order = np.argsort(state, kind="stable")
+            return state[order], action[order], np.searchsorted(self.codes, succ[order])
         parts = []
         for start in range(0, self.n_states, chunk):
-            rows = slice(start, start + chunk)
-            keep = (self.effective[rows] & ~self.goal[rows, None] & self._pivot_actions(rows))[:, by_cost]
-            key = np.where(keep, self.successor[rows][:, by_cost] * A + np.arange(A), end)
-            key.sort(axis=1)                                           # per state: by successor, then by rank
-            first = key != end
-            first[:, 1:] &= key[:, 1:] // A != key[:, :-1] // A
-            state, column = np.nonzero(first)
-            chosen = key[state, column]
-            parts.append((state + start, by_cost[chosen % A], chosen // A))
+            row, action, succ = self.space.choices(self.codes[start:start + chunk])
+            parts.append((row + start, action, self.index(succ)))
         state, action, successor = (np.concatenate(part) for part in zip(*parts))   # n_states >= 1: parts
         return state, action, successor
-
-
-    def _pivot_actions(self, rows: slice) -> np.ndarray | bool:
-        """(states, A): the actions providing the state's pivot feature (True everywhere for ordered instances, and
-        where nothing is projected: then every state is a goal)."""
-        space = self.space
-        if space.instance.ordered or not space.features.size:
-            return True
-        provides = (space.effects > 0) & space.available[:, None]                  # (A, k)
-        by_count = np.argsort(provides.sum(axis=0), kind="stable")
-        missing = space.decode(self.codes[rows]) < space.thresholds
-        pivot = by_count[np.argmax(missing[:, by_count], axis=1)]
-        return provides[:, pivot].T
 
 
 def _choice_matrix(state: np.ndarray, succ: np.ndarray, p: np.ndarray, n_states: int) -> sp.csr_matrix:

@@ -53,7 +53,7 @@ class SetCoverExplanation(Analysis):
     command = "setcover"
     Settings = SetCoverSettings
     columns = {"cost": lambda r: r.cost, "actions": lambda r: ",".join(r.problem.instance.names(r.actions)) or "-"}
-    batched = True              # the agents of a chunk are certified together: one Storm call for their optima
+    batched = True              # a chunk's agents are certified together: one Storm call per 2M choices of optima
     items = "agent"
 
     def problem(self, instance: SetCoverInstance, data: Any, where: str | None) -> SetCoverProblem:

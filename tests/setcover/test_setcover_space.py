@@ -1,5 +1,5 @@
 """The projected MDP built from arrays (space.py): the dense and sorted searches agree, and Storm's Rmin on the
-reduced model (pivot choices, merged parallel choices) equals the DP over every effective action, in every state."""
+reduced model (pivot choices, dominated choices dropped) equals the DP over every effective action, in every state."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -42,8 +42,10 @@ def test_stochastic_reduced_model_equals_the_full_dp(case):
 
 
 @settings(max_examples=60)
-@given(instances(max_actions=10))
-def test_choices_provide_the_pivot_and_are_the_cheapest_per_successor(case):
+@given(instances(integer=True, max_actions=10))
+def test_choices_provide_the_pivot_and_are_not_dominated(case):
+    """The choices of a state: its pivot's providers but those a lower-ranked provider dominates (a successor at
+    least as high in every feature), by brute force over pairs."""
     inst, _ = case
     trans = family(*case)
     model = trans.explicit_model(0)
@@ -59,12 +61,22 @@ def test_choices_provide_the_pivot_and_are_the_cheapest_per_successor(case):
         if not candidates.size:                              # a dead end: one self-loop
             assert [model.choice_actions[r] for r in rows] == [0]
             continue
-        chosen = [model.choice_actions[r] - 1 for r in rows]
-        successors = trans.successor[s, candidates]
-        assert sorted(trans.successor[s, chosen].tolist()) == sorted(set(successors.tolist()))
-        for i in chosen:                                     # the cheapest (then lowest index) to its successor
-            rivals = candidates[successors == trans.successor[s, i]]
-            assert i == min(rivals, key=lambda a: (costs[a], a))
+        high = digits[trans.successor[s]]
+        kept = [i for i in candidates
+                if not any((costs[j], j) < (costs[i], i) and np.all(high[j] >= high[i]) for j in candidates)]
+        assert [model.choice_actions[r] - 1 for r in rows] == sorted(kept, key=lambda a: (costs[a], a))
+
+
+@settings(max_examples=40)
+@given(instances(success=True, integer=True, max_actions=8))
+def test_the_reduced_search_keeps_rmin_at_the_agent(case):
+    """Only the states Storm's model reaches from the agent: fewer states, the same Rmin there."""
+    inst, x = case
+    problem = SetCoverProblem(inst, x)
+    full, s0 = agent_transitions(problem)
+    reduced, r0 = agent_transitions(problem, reduced=True)
+    assert reduced.n_states <= full.n_states and np.isin(reduced.codes, full.codes).all()
+    assert storm_values(reduced.explicit_model(r0))[r0] == pytest.approx(full.state_values()[s0], rel=1e-9, abs=1e-12)
 
 
 @settings(max_examples=40)
@@ -80,10 +92,15 @@ def test_dense_and_sorted_searches_build_the_same_states(case):
 
 
 def test_paper_example_pivot_choices(paper):
-    """12 states; 34 choices with one per (state, successor) and a self-loop per goal state, 19 with the pivot."""
+    """12 states; 34 choices with one per (state, successor) and a self-loop per goal state, 19 with the pivot and
+    dominance; the reduced search reaches 4 of the states (6 choices), with the same Rmin at the agent."""
     trans, s0 = agent_transitions(SetCoverProblem(paper, [0, 0, 0, 0, 1]))
     model = trans.explicit_model(s0)
     state, action = np.nonzero(trans.effective & ~trans.goal[:, None])
     merged = len(set(zip(state.tolist(), trans.successor[state, action].tolist()))) + int(trans.goal.sum())
     assert model.n_states == 12 and merged == 34 and model.n_choices == 19
+    reduced, r0 = agent_transitions(SetCoverProblem(paper, [0, 0, 0, 0, 1]), reduced=True)
+    certificate = reduced.explicit_model(r0)
+    assert certificate.n_states == 4 and certificate.n_choices == 6
+    assert storm_values(certificate)[r0] == pytest.approx(13.0)
     assert storm_values(model)[s0] == pytest.approx(13.0)
