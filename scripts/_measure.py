@@ -20,8 +20,18 @@ from dataclasses import dataclass, field
 
 def cpu_seconds() -> float:
     """User and system CPU seconds of this process and of its child processes that ended and were waited for."""
+    return process_cpu_seconds() + children_cpu_seconds()
+
+
+def process_cpu_seconds() -> float:
+    """User and system CPU seconds of this process alone (all its threads)."""
+    return time.process_time()
+
+
+def children_cpu_seconds() -> float:
+    """User and system CPU seconds of this process's child processes that ended and were waited for."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
+    return children.ru_utime + children.ru_stime
 
 
 def load_average() -> float:
@@ -83,7 +93,12 @@ def repeated(repeats: int, function: Callable, *args, statistic: Callable = stat
 
 def ratio(numerator: Timing, denominator: Timing) -> str:
     """``numerator`` over ``denominator`` in CPU seconds, with the wall ratio beside, e.g. ``3.1x CPU (2.9x wall)``."""
-    return f"{numerator.cpu / denominator.cpu:.3g}x CPU ({numerator.wall / denominator.wall:.3g}x wall)"
+    return f"{times(numerator.cpu / denominator.cpu)} CPU ({times(numerator.wall / denominator.wall)} wall)"
+
+
+def times(factor: float) -> str:
+    """A ratio as ``0.821x``, ``34.9x``, ``1,470x``."""
+    return f"{factor:,.0f}x" if factor >= 100 else f"{factor:.3g}x"
 
 
 @contextlib.contextmanager

@@ -109,7 +109,8 @@ def main() -> None:
         p, m = r["phases"], r["model"]
         extraction = p["load"] - p["Storm parse"] - p["Storm build"]
         print(f"| {m['states']:,} | {m['choices']:,} | {m['transitions']:,} | {r['status']} | {r['cpu']:.2f} s "
-              f"({r['wall']:.2f} s) | {r['load']} | {p['Storm parse']:.2f} s | {p['Storm build']:.2f} s | {extraction:.2f} s | "
+              f"({r['wall']:.2f} s) | {r['load']} | {p['Storm parse']:.2f} s | {p['Storm build']:.2f} s | "
+              f"{extraction:.2f} s | "
               f"{r['cpu'] - p['load']:.2f} s | {p['load'] / r['cpu']:.0%} |")
 
 
