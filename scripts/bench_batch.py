@@ -23,7 +23,8 @@ processes).
     python scripts/bench_batch.py --paths 400 --rounds 1 --tasks icfmdp
     python scripts/bench_batch.py --quick                # icfmdp, 6 paths, no Dask (seconds; the CI smoke test)
 
-Timings are taken on whatever else the machine runs: compare the rates and CPU seconds of one run.
+Timings are taken on whatever else the machine runs: compare the rates and CPU seconds of one run (the load average
+at its start and end is printed).
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _measure import load_average, machine
 from joblib import parallel_config
 
 import stormcf
@@ -95,6 +97,7 @@ def main() -> None:
         print(json.dumps(digests(run_batch(ModelFile(SEPSIS), tasks(args.quick)[name], part, 1))))
         return
     modes = ("serial", "loky", "processes") if args.quick else ("serial", "loky", "dask", "processes")
+    start = machine()
     with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
         file = Path(tmp) / "paths.jsonl"
         write_paths(file, args.paths, args.steps)
@@ -130,7 +133,8 @@ def main() -> None:
     n = args.paths
     parallel = [mode for mode in modes if mode in ("loky", "dask")]
     print(f"\n{n} Sepsis paths of {args.steps} steps, in {args.rounds} interleaved rounds; {args.workers} loky "
-          f"workers / {args.workers} Dask worker processes (1 thread each); {stormcf.storm.storm_version()}\n")
+          f"workers / {args.workers} Dask worker processes (1 thread each); {stormcf.storm.storm_version()}; at the "
+          f"start {start}, at the end load average {load_average():.2f}\n")
     names = {"serial": "serial", "loky": f"loky, --workers {args.workers}",
              "dask": f"Dask LocalCluster, {args.workers} workers",
              "processes": f"control: {args.workers} independent serial processes"}

@@ -13,9 +13,10 @@ solve:
   same way), on SCIP (the Gurobi pip licence is far too small), with the mixed limit; its strategy, if any, is
   checked by Storm,
 
-and prints one row per run: status, wall-clock and CPU seconds (this process and its solver children), distance,
-proven lower bound, gap, and whether the issue's goal is met; then the encoded sizes against the paper's and the
-ratios. The machine is shared: run it with ``nice -n 10``; CPU seconds are the comparable numbers.
+and prints one row per run: status, CPU and wall-clock seconds (this process and its solver children), the load
+average at the run's start and end, distance, proven lower bound, gap, and whether the issue's goal is met; then the
+encoded sizes against the paper's and the ratios. The machine is shared: run it with ``nice -n 10``; CPU seconds are
+the comparable numbers (the limits are wall-clock limits: on a loaded machine a run gets less CPU within them).
 
     nice -n 10 python scripts/bench_bounds.py                 # 100,000 states, limits 60 / 120 / 300 s
     python scripts/bench_bounds.py --quick                    # 1,000 states, 3 s limits (a smoke test)
@@ -23,10 +24,7 @@ ratios. The machine is shared: run it with ``nice -n 10``; CPU seconds are the c
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import sys
-import time
 from pathlib import Path
 
 import stormcf
@@ -34,6 +32,7 @@ from stormcf.counterfactual import CounterfactualProblem, solve_counterfactual
 from stormcf.counterfactual.preanalysis import preanalyse
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _measure import load_average, machine, timed
 from bench_counterfactual import direct as paper_direct  # noqa: E402
 from process_mdp import process_mdp  # noqa: E402
 
@@ -42,11 +41,6 @@ END = '"positive" | "negative"'
 METHODS = {"d∞": "0,0,1", "d0": "1,0,0", "mixed": "1,1,1"}
 #: the issue's goals: d∞ in seconds, d0 and mixed as the largest gap at their limits
 GOALS = {"d∞": ("time", 5.0), "d0": ("gap", 0.01), "mixed": ("gap", 0.01)}
-
-
-def cpu() -> float:
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def instances(model, strategies: int):
@@ -66,18 +60,16 @@ def instances(model, strategies: int):
 
 
 def ours(problem: CounterfactualProblem, limit: float) -> dict:
-    wall, used = time.perf_counter(), cpu()
-    r = solve_counterfactual(problem, time_limit=limit)
-    return {"status": r.status, "wall": time.perf_counter() - wall, "cpu": cpu() - used, "d": r.weighted_distance,
-            "lower": r.distance_lower_bound, "gap": r.gap, "sizes": r.sizes}
+    with timed() as timing:
+        r = solve_counterfactual(problem, time_limit=limit)
+    return {"status": r.status, "wall": timing.wall, "cpu": timing.cpu, "load": timing.loads,
+            "d": r.weighted_distance, "lower": r.distance_lower_bound, "gap": r.gap, "sizes": r.sizes}
 
 
 def direct(problem: CounterfactualProblem, limit: float) -> dict:
     """The paper's direct encoding on SCIP (bench_counterfactual.direct); the strategy (if any) checked by Storm."""
-    wall, used = time.perf_counter(), cpu()
     row = paper_direct(problem, limit)
-    return {key: row[key] for key in ("status", "d", "lower", "gap", "sizes")} | {
-        "wall": time.perf_counter() - wall, "cpu": cpu() - used}
+    return {key: row[key] for key in ("status", "d", "lower", "gap", "sizes", "cpu", "load")} | {"wall": row["time"]}
 
 
 def goal(method: str, row: dict) -> str:
@@ -114,16 +106,16 @@ def main() -> None:
     limits = {"d∞": args.dinf_limit, "d0": args.d0_limit, "mixed": args.mixed_limit}
     model = process_mdp(args.states, seed=args.seed, costs=True)
     print(f"{model.source}: {model.n_states} states, {model.n_choices} choices, {model.n_transitions} transitions; "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; one solver thread each")
-    print(f"{'bound':14s} {'σ':>2s} {'method':7s} {'status':30s} {'wall s':>7s} {'CPU s':>7s} {'d':>11s} "
-          f"{'lower':>11s} {'gap':>8s}  goal")
+          f"{machine()}; one solver thread each")
+    print(f"{'bound':14s} {'σ':>2s} {'method':7s} {'status':30s} {'CPU s':>7s} {'wall s':>7s} {'load':>9s} "
+          f"{'d':>11s} {'lower':>11s} {'gap':>8s}  goal")
     for name, seed, sigma, prop in instances(model, args.strategies):
         print(f"-- {prop}", flush=True)
         runs = {k: ours(CounterfactualProblem(sigma, prop, weights=w), limits[k]) for k, w in METHODS.items()}
         if direct_limit > 0:
             runs["direct"] = direct(CounterfactualProblem(sigma, prop), direct_limit)
         for k, r in runs.items():
-            print(f"{name:14s} {seed:2d} {k:7s} {r['status']:30s} {r['wall']:7.1f} {r['cpu']:7.1f} "
+            print(f"{name:14s} {seed:2d} {k:7s} {r['status']:30s} {r['cpu']:7.1f} {r['wall']:7.1f} {r['load']:>9s} "
                   f"{fmt(r['d'], '11.6g')} {fmt(r['lower'], '11.6g')} {fmt(r['gap'], '8.2g')}  {goal(k, r)}",
                   flush=True)
         encoded = runs["mixed"]["sizes"].get("encoded") or runs["d0"]["sizes"].get("encoded") or {}
@@ -140,7 +132,7 @@ def main() -> None:
                 ratio += "; the claim is false: the values of stormcf's Storm-checked strategy solve its equations"
             print(f"{'':14s}    the paper's encoding on SCIP: {d['status']} in {d['cpu']:.0f} CPU s ({ratio}); "
                   f"stormcf mixed {m['status']} in {m['cpu']:.0f} CPU s", flush=True)
-    print(f"load average now {os.getloadavg()[0]:.2f}")
+    print(f"load average at the end {load_average():.2f}")
 
 
 if __name__ == "__main__":

@@ -23,14 +23,14 @@ claimed optimum, or a claimed lower bound above a valid strategy, is reported as
 Models: ``process<N>`` (scripts/process_mdp.py, seed 1, bad outcome "negative"), ``loan``, and stormpy's ``coin``
 (coin2-2.nm, bad: finished and not agreed), ``slipgrid`` (bad: "goal"), ``firewire`` (delay=3, bad: "elected"),
 and the QVBS models of tests/data/qvbs: ``zeroconf`` (N=20, K=2, reset), ``consensus4`` (K=2), ``resource-gathering``
-(B=200, 15 gold, 15 gems). Times are wall-clock seconds; every solver runs on one thread.
+(B=200, 15 gold, 15 gems). Every solver runs on one thread. Each run shows its CPU seconds (this process and the
+solver's child processes, e.g. SCIP's) with its wall seconds beside, and the load average at its start and end: the
+time limits are wall-clock limits, so on a loaded machine a run gets less CPU within its limit (compare CPU seconds).
 """
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +44,7 @@ from stormcf.distance import strategy_distance
 from stormcf.storm import stormpy_example
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _measure import load_average, machine, timed
 from process_mdp import process_mdp  # noqa: E402
 
 GAMMAS = [0.0001] + [k / 10 for k in range(1, 10)]
@@ -88,11 +89,11 @@ def instances(model, target: str, strategies: int, gammas: list[float]):
 
 def direct(problem: CounterfactualProblem, limit: float) -> dict:
     """The paper's direct encoding on SCIP; the strategy (if any) checked by Storm."""
-    t0 = time.perf_counter()
-    program = paper_program(problem, float(problem.bound))
-    out = backend("scip").solve(program.formulation, limit)
-    row = {"status": out.status, "time": time.perf_counter() - t0, "d": None, "lower": out.bound, "gap": out.gap,
-           "strategy": None, "note": out.note, "sizes": program.formulation.sizes()}
+    with timed() as timing:
+        program = paper_program(problem, float(problem.bound))
+        out = backend("scip").solve(program.formulation, limit)
+    row = {"status": out.status, "time": timing.wall, "cpu": timing.cpu, "load": timing.loads, "d": None,
+           "lower": out.bound, "gap": out.gap, "strategy": None, "note": out.note, "sizes": program.formulation.sizes()}
     if out.x is not None:
         m = problem.model
         p = np.clip(out.x[program.x_rows], 0.0, 1.0)
@@ -108,9 +109,10 @@ def direct(problem: CounterfactualProblem, limit: float) -> dict:
 
 
 def ours(problem: CounterfactualProblem, limit: float) -> dict:
-    t0 = time.perf_counter()
-    r = solve_counterfactual(problem, time_limit=limit)
-    return {"status": r.status, "time": time.perf_counter() - t0, "d": r.weighted_distance,
+    """stormcf's solve: its status, wall seconds (``time``), CPU seconds, load, distance, lower bound and gap."""
+    with timed() as timing:
+        r = solve_counterfactual(problem, time_limit=limit)
+    return {"status": r.status, "time": timing.wall, "cpu": timing.cpu, "load": timing.loads, "d": r.weighted_distance,
             "lower": r.distance_lower_bound, "gap": r.gap, "strategy": r.strategy, "result": r,
             "note": "; ".join(r.notes)}
 
@@ -156,9 +158,9 @@ def main() -> None:
         args.models, args.gammas = "loan", "0.2"
         args.dinf_limit = args.d0_limit = args.mixed_limit = args.direct_limit = 10.0
     limits = {"d∞": args.dinf_limit, "d0": args.d0_limit, "mixed": args.mixed_limit}
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; one solver thread")
-    print(f"{'model':18s} {'states':>7s} {'trans':>7s} {'σ':>2s} {'γ':>6s} {'method':7s} {'status':24s} {'time':>7s} "
-          f"{'d':>10s} {'lower':>10s} {'gap':>8s}  cross-check")
+    print(f"machine: {machine()}; one solver thread")
+    print(f"{'model':18s} {'states':>7s} {'trans':>7s} {'σ':>2s} {'γ':>6s} {'method':7s} {'status':24s} {'CPU s':>7s} "
+          f"{'wall s':>7s} {'load':>9s} {'d':>10s} {'lower':>10s} {'gap':>8s}  cross-check")
     for name, model, target in models(args.models.split(",")):
         n_decision = int(model.decision_states.sum())
         for seed, sigma, gamma in instances(model, target, args.strategies, [float(g) for g in args.gammas.split(",")]):
@@ -169,9 +171,10 @@ def main() -> None:
             verdicts = cross_check(runs, sigma, n_decision)
             for k, r in runs.items():
                 print(f"{name:18s} {model.n_states:7d} {model.n_transitions:7d} {seed:2d} {gamma:6.4g} {k:7s} "
-                      f"{r['status']:24s} {r['time']:7.1f} {fmt(r['d'], '10.6g')} {fmt(r['lower'], '10.6g')} "
+                      f"{r['status']:24s} {r['cpu']:7.1f} {r['time']:7.1f} {r['load']:>9s} {fmt(r['d'], '10.6g')} "
+                      f"{fmt(r['lower'], '10.6g')} "
                       f"{fmt(r['gap'], '8.2g')}  {verdicts[k]}", flush=True)
-        print(f"{'':18s} load average now {os.getloadavg()[0]:.2f}", flush=True)
+        print(f"{'':18s} load average now {load_average():.2f}", flush=True)
 
 
 if __name__ == "__main__":

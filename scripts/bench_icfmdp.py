@@ -22,19 +22,20 @@
    separately). Robust value iteration runs on the default ICFMDP (the (t, s) pairs the start reaches) and, for
    comparison, on every state at every step; the values at the start must agree.
 
-Timings are wall-clock medians on whatever else the machine runs: compare the ratios printed side by side.
+Every figure is CPU seconds of this process (and of the child processes it waited for), medians of the repeats, with
+the wall seconds beside; ratios are of CPU seconds (wall beside). The load average at the start and the end of every
+section is printed: the machine is shared, compare CPU seconds and the ratios printed side by side.
 """
 from __future__ import annotations
 
 import argparse
-import os
-import time
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
+from _measure import Timing, call, cpu_timers, load_average, machine, ratio, repeated, timed
 
 import stormcf
+from stormcf import storm
 from stormcf.counterfactual_mdp import CounterfactualMDP, counterfactual_transitions, unroll
 from stormcf.icfmdp import interval_cfmdp, mdp_from_arrays, path_from_arrays, robust_value_iteration
 from stormcf.modes import Maximize, Pessimistic
@@ -47,16 +48,6 @@ SEPSIS_SAMPLED = "lally_sepsis_sampled_seed0.npz"
 
 #: runs per timing (median); 1 with --quick
 REPEATS = 5
-
-
-def median_time(run: Callable[[], object]) -> tuple[float, object]:
-    """Median wall-clock seconds of :data:`REPEATS` runs, and the last run's result."""
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        out = run()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), out
 
 
 def bounds_megabytes(ic: CounterfactualMDP) -> tuple[float, float]:
@@ -133,49 +124,48 @@ class PerTransitionBounds:
 def bench_bounds(folder: Path, steps: int, share: float = 1.0) -> None:
     """Section 1; the per-transition reference runs on the first ``share`` of the transitions (time extrapolated)."""
     d, model, path = sepsis(folder, SEPSIS_PATH)
-    ascending, ic = median_time(lambda: interval_cfmdp(path, layers="all"))
-    authors, ic_authors = median_time(lambda: interval_cfmdp(path, layers="all", summation="authors"))
-    reachable, ic_default = median_time(lambda: interval_cfmdp(path))
+    ic, ascending = repeated(REPEATS, interval_cfmdp, path, layers="all")
+    ic_authors, authors = repeated(REPEATS, interval_cfmdp, path, layers="all", summation="authors")
+    ic_default, reachable = repeated(REPEATS, interval_cfmdp, path)
     lower, upper = ic.aligned()
     lower_a, upper_a = ic_authors.aligned()
     transitions = [tuple(x) for x in d["trans_idx"]]
     m = max(1, int(share * len(transitions)))
-    start = time.perf_counter()
     identical, deviation = True, 0.0
-    for t in range(steps):
-        s_t, k, a_t = (int(x) for x in d["path"][t][:3])
-        lb, ub = PerTransitionBounds(d["P"], s_t, a_t, k).all(transitions[:m])
-        identical &= np.array_equal(lb, lower_a[t][:m]) and np.array_equal(ub, upper_a[t][:m])
-        deviation = max(deviation, np.abs(lb - lower[t][:m]).max(), np.abs(ub - upper[t][:m]).max())
-    ref = (time.perf_counter() - start) * path.T / steps * len(transitions) / m
+    with timed() as measured:
+        for t in range(steps):
+            s_t, k, a_t = (int(x) for x in d["path"][t][:3])
+            lb, ub = PerTransitionBounds(d["P"], s_t, a_t, k).all(transitions[:m])
+            identical &= np.array_equal(lb, lower_a[t][:m]) and np.array_equal(ub, upper_a[t][:m])
+            deviation = max(deviation, np.abs(lb - lower[t][:m]).max(), np.abs(ub - upper[t][:m]).max())
+    scale = path.T / steps * len(transitions) / m
+    ref = Timing(measured.cpu * scale, measured.wall * scale, measured.load)
     extrapolated = f" (extrapolated from {steps} steps, {m} transitions)" if steps < path.T or m < len(transitions) \
         else ""
     print(f"1. Sepsis bounds, 10-step path, all {len(transitions)} transitions at every step "
-          f"(layers='all'): stormcf ascending order {ascending:.3f} s | authors' order {authors:.3f} s | "
-          f"ratio authors/ascending {authors / ascending:.2f}x")
-    print(f"   per-transition reimplementation {ref:.1f} s{extrapolated} | ratio {ref / ascending:.0f}x (ascending), "
-          f"{ref / authors:.0f}x (authors' order) | authors' order bit-identical to it: {identical} | ascending "
+          f"(layers='all'): stormcf ascending order {ascending} | authors' order {authors} | "
+          f"ratio authors/ascending {ratio(authors, ascending)} | load {ascending.load[0]:.1f}-{measured.load[1]:.1f}")
+    print(f"   per-transition reimplementation {ref}{extrapolated} | ratio {ratio(ref, ascending)} (ascending), "
+          f"{ratio(ref, authors)} (authors' order) | authors' order bit-identical to it: {identical} | ascending "
           f"order: max |difference| {deviation:.1e} | authors' code on the anchor: 29-47 s")
     print(f"   default ICFMDP (the (t, s) pairs the start reaches): {ic_default.n_pairs} pairs, "
-          f"{ic_default.n_transitions} transitions (of {path.T * model.n_transitions}) in {reachable:.3f} s")
+          f"{ic_default.n_transitions} transitions (of {path.T * model.n_transitions}) in {reachable}")
 
 
 def bench_large(n: int) -> None:
-    start = time.perf_counter()
-    model = stormcf.load_model(stormcf.example_path("grid.prism"), constants=f"N={n}")
-    build = time.perf_counter() - start
+    model, build = call(stormcf.load_model, stormcf.example_path("grid.prism"), constants=f"N={n}")
     path = simulate(model, stormcf.Strategy.uniform(model), 20, seed=1)
     print(f"2. grid N={n}: {model.n_states} states, {model.n_transitions} transitions (Storm build + extraction "
-          f"{build:.1f} s), 20-step path")
+          f"{build}), 20-step path")
     for layers in ("nominal", "all"):
-        ic = interval_cfmdp(path, layers=layers)
+        ic, construction = call(interval_cfmdp, path, layers=layers)
         bounds, total = bounds_megabytes(ic)
-        robust = robust_value_iteration(ic, "steps")
+        robust, vi = call(robust_value_iteration, ic, "steps")
         what = "the (t, s) pairs the start reaches" if layers == "nominal" else "every state at every step"
         print(f"   layers={layers!r} ({what}): {ic.n_pairs} pairs, {ic.n_transitions} transitions; ICFMDP in "
-              f"{ic.seconds:.2f} s (goal < 30 s); bounds {bounds:.1f} MB = transitions x 2 x 8 bytes "
-              f"({total:.1f} MB with index arrays); robust VI {robust.seconds:.2f} s, value {robust.value():.6g}; "
-              f"valid: {not ic.validity_violations()}")
+              f"{construction} (goal < 30 s); bounds {bounds:.1f} MB = transitions x 2 x 8 bytes "
+              f"({total:.1f} MB with index arrays); robust VI {vi}, value {robust.value():.6g}; "
+              f"valid: {not ic.validity_violations()}; load {construction.load[0]:.1f}-{vi.load[1]:.1f}")
         del ic, robust
 
 
@@ -184,36 +174,34 @@ def bench_gumbel(folder: Path, rows: int) -> None:
     s_t, k, a_t = (int(x) for x in d["path"][0][:3])
     observed = int(model.row_groups[s_t]) + a_t
     choices = np.random.default_rng(0).choice(model.n_choices, size=min(rows, model.n_choices), replace=False)
-    start = time.perf_counter()
-    exact = counterfactual_transitions(model, observed, k, choices=choices)
-    t_exact = time.perf_counter() - start
-    start = time.perf_counter()
-    mc = counterfactual_transitions(model, observed, k, choices=choices, estimator="mc", samples=10_000)
-    t_mc = time.perf_counter() - start
+    exact, t_exact = call(counterfactual_transitions, model, observed, k, choices=choices)
+    mc, t_mc = call(counterfactual_transitions, model, observed, k, choices=choices, estimator="mc", samples=10_000)
     err = np.abs((mc - exact).toarray()).max()
-    exact_all = time.perf_counter()
-    counterfactual_transitions(model, observed, k)
-    exact_all = time.perf_counter() - exact_all
-    print(f"3. Gumbel-max, Sepsis step 0, {choices.size} pairs: exact {t_exact:.3f} s | 10,000-sample MC {t_mc:.2f} s"
-          f" | ratio {t_mc / t_exact:.0f}x | max |MC - exact| = {err:.4f} (4 standard errors of 10,000 samples: 0.02)"
-          f" | exact for all {model.n_choices} pairs: {exact_all:.2f} s per step (authors' MC: ~8,100 s per step)")
+    _, exact_all = call(counterfactual_transitions, model, observed, k)
+    print(f"3. Gumbel-max, Sepsis step 0, {choices.size} pairs: exact {t_exact} | 10,000-sample MC {t_mc}"
+          f" | ratio {ratio(t_mc, t_exact)} | max |MC - exact| = {err:.4f} (4 standard errors of 10,000 samples: "
+          f"0.02) | exact for all {model.n_choices} pairs: {exact_all} per step (authors' MC: ~8,100 s per step) | "
+          f"load {t_exact.load[0]:.1f}-{exact_all.load[1]:.1f}")
 
 
 def bench_vi(folder: Path) -> None:
     _, model, path = sepsis(folder, SEPSIS_SAMPLED)
     ic, ic_all = interval_cfmdp(path), interval_cfmdp(path, layers="all")
-    ours, robust = median_time(lambda: robust_value_iteration(ic))
-    ours_all, robust_all = median_time(lambda: robust_value_iteration(ic_all))
-    unrolled = unroll(ic, model.step_rewards())             # what storm_value(ic) checks, timed by phase
-    check = unrolled.optimum(Maximize, Pessimistic, expected=robust.value())
-    checking = check.details["check_seconds"]
-    print(f"4. robust VI on the Sepsis ICFMDP (T={path.T}): stormcf {ours:.4f} s on the {ic.n_pairs} (t, s) pairs "
-          f"the start reaches | {ours_all:.3f} s on all {model.n_states} states x {path.T} steps | Storm robust "
+    robust, ours = repeated(REPEATS, robust_value_iteration, ic)
+    robust_all, ours_all = repeated(REPEATS, robust_value_iteration, ic_all)
+    unrolled, unrolling = call(unroll, ic, model.step_rewards())     # what storm_value(ic) checks, timed by phase
+    with cpu_timers({"build": (storm, "interval_mdp"), "check": (storm, "check_interval_mdp")}) as cpu:
+        check = unrolled.optimum(Maximize, Pessimistic, expected=robust.value())
+    checking = Timing(cpu["check"], check.details["check_seconds"])
+    building = Timing(cpu["build"], check.seconds - check.details["check_seconds"])
+    print(f"4. robust VI on the Sepsis ICFMDP (T={path.T}): stormcf {ours} on the {ic.n_pairs} (t, s) pairs "
+          f"the start reaches | {ours_all} on all {model.n_states} states x {path.T} steps | Storm robust "
           f"R[C<={path.T}] on the unrolled reachable part ({check.details['states']} states, "
-          f"{check.details['transitions']} transitions): check {checking:.3f} s (+ unroll {unrolled.seconds:.2f} s, "
-          f"Storm build {check.seconds - checking:.2f} s) | ratio Storm check / stormcf VI {checking / ours:.1f}x "
-          f"(all states: {checking / ours_all:.1f}x) | values agree: {bool(check.agrees)} (Storm "
-          f"{check.value:.10g}, stormcf {robust.value():.10g}, all states {robust_all.value():.10g})")
+          f"{check.details['transitions']} transitions): check {checking} (+ unroll {unrolling}, "
+          f"Storm build {building}) | ratio Storm check / stormcf VI {ratio(checking, ours)} "
+          f"(all states: {ratio(checking, ours_all)}) | values agree: {bool(check.agrees)} (Storm "
+          f"{check.value:.10g}, stormcf {robust.value():.10g}, all states {robust_all.value():.10g}) | "
+          f"load {ours.load[0]:.1f}-{unrolling.load[1]:.1f}")
 
 
 def main() -> None:
@@ -230,11 +218,12 @@ def main() -> None:
     global REPEATS
     if args.quick:
         args.reference_steps, args.mc_rows, args.grid, REPEATS = 1, 5, 20, 1
-    print(f"stormcf icfmdp benchmark ({stormcf.storm.storm_version()}, {os.cpu_count()} CPUs)")
+    print(f"stormcf icfmdp benchmark ({stormcf.storm.storm_version()}, {machine()})")
     bench_bounds(args.reference_instances, args.reference_steps, 0.02 if args.quick else 1.0)
     bench_large(args.grid)
     bench_gumbel(args.reference_instances, args.mc_rows)
     bench_vi(args.reference_instances)
+    print(f"load average at the end {load_average():.2f}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 
 Random interval MDPs with 2 actions per state and 5 successors per action (intervals p ± 0.05), built both ways
 side by side in one run (best of ``--repeat``); both models are checked with ``R{"r"}max=? [C<=10]`` (robust) and
-must give bit-identical values. Usage:
+must give bit-identical values. CPU seconds of this process (wall seconds beside), the ratio in CPU (wall beside), and
+the load average at the start and the end of every row. Usage:
 
     python scripts/bench_interval_build.py                      # 10^4, 10^5 and 10^6 transitions
     python scripts/bench_interval_build.py --transitions 100000
@@ -13,10 +14,10 @@ must give bit-identical values. Usage:
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 import scipy.sparse as sp
+from _measure import machine, ratio, repeated
 
 from stormcf import storm
 
@@ -36,15 +37,6 @@ def random_interval_mdp(transitions: int, seed: int = 0, actions: int = 2, succe
     return lower, upper, np.arange(0, rows + 1, actions), rng.random(rows)
 
 
-def best_of(repeat: int, f, *args, **kwargs):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = f(*args, **kwargs)
-        times.append(time.perf_counter() - start)
-    return out, min(times)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--transitions", type=int, nargs="*", default=[10**4, 10**5, 10**6])
@@ -53,19 +45,22 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.transitions, args.repeat = [10**3], 1
-    print(f"{'transitions':>12s} {'builder (s)':>12s} {'UMB (s)':>10s} {'ratio':>7s}  same values")
+    print(machine())
+    print(f"{'transitions':>12s} {'builder: CPU s (wall s)':>24s} {'UMB: CPU s (wall s)':>21s} "
+          f"{'ratio builder / UMB':>22s}  same values  load")
     for n in args.transitions:
         lower, upper, row_groups, reward = random_interval_mdp(n)
         built = {}
         times = {}
         for construction in ("builder", "umb"):
-            built[construction], times[construction] = best_of(
+            built[construction], times[construction] = repeated(
                 args.repeat, storm.interval_mdp, lower, upper, row_groups, {"r": reward}, {}, 0,
-                construction=construction)
+                construction=construction, statistic=min)
         values = [storm.check_interval_mdp(m, 'R{"r"}max=? [C<=10]') for m in built.values()]
         same = bool(np.array_equal(values[0], values[1]))
-        print(f"{lower.nnz:12d} {times['builder']:12.3f} {times['umb']:10.3f} "
-              f"{times['builder'] / times['umb']:6.1f}x  {'yes' if same else 'NO'}")
+        builder, umb = times["builder"], times["umb"]
+        print(f"{lower.nnz:12d} {builder.cpu:14.3f} ({builder.wall:6.3f}) {umb.cpu:11.3f} ({umb.wall:6.3f}) "
+              f"{ratio(builder, umb):>22s}  {'yes' if same else 'NO':11s}  {builder.load[0]:.1f}-{umb.load[1]:.1f}")
 
 
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ at every step, quadratic in the states, so it does not finish the larger logs).
     python scripts/bench_learn.py --events 10000 --aalpy-limit 600
     python scripts/bench_learn.py --quick                 # 300 events of a 60-state MDP (the CI smoke test)
 
-Timings on a shared machine are noisy: the phases are wall-clock seconds of ``learn_mdp``; the two learners are
-compared by CPU seconds (``time.process_time``), which other processes on the machine do not inflate.
+Timings on a shared machine are noisy: every phase of ``learn_mdp`` shows its CPU seconds with its wall-clock seconds
+(``LearnResult.timings``) beside; the two learners are compared by CPU seconds, which other processes on the machine
+do not inflate; the load average at the start and the end of every size is printed.
 """
 from __future__ import annotations
 
@@ -24,10 +25,14 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from _measure import cpu_seconds, cpu_timers, load_average, machine, timed
+
 HERE = Path(__file__).resolve().parent
+#: the phases of ``learn_mdp`` (keys of its wall-clock ``timings``) -> the functions whose CPU seconds they are
+PHASES = {"learn": ("traces", "ioalergia", "coverage"), "write": ("_naming", "prism_text", "drn_text"),
+          "storm_build": ("_built_by_storm", "_same_model"), "strategy": ("learned_strategy",)}
 
 
 def make_log(states: int, events: int, seed: int, folder: Path, observations: int | None = None) -> Path:
@@ -56,21 +61,23 @@ def make_log(states: int, events: int, seed: int, folder: Path, observations: in
 
 
 def run_stormcf(log: Path, alpha: float, folder: Path) -> dict:
-    from stormcf.learn import LearnProblem, ioalergia, learn_mdp, read_log
+    from stormcf.learn import LearnProblem, ioalergia, learn_mdp, read_log, solve
 
-    clock, cpu_start = time.perf_counter(), time.process_time()
-    events = read_log(log)
-    read = time.perf_counter() - clock
-    problem = LearnProblem(events, alpha=alpha, model_path=folder / "learned.prism",
-                           strategy_path=folder / "sigma.json")
-    result = learn_mdp(problem)
-    total, total_cpu = time.perf_counter() - clock, time.process_time() - cpu_start
-    cpu = time.process_time()                            # the learning alone, again, in CPU seconds
+    targets = {name: (LearnProblem if name == "traces" else solve, name) for names in PHASES.values() for name in names}
+    with timed() as total:
+        with timed() as read:
+            events = read_log(log)
+        problem = LearnProblem(events, alpha=alpha, model_path=folder / "learned.prism",
+                               strategy_path=folder / "sigma.json")
+        with cpu_timers(targets) as spent:
+            result = learn_mdp(problem)
+    cpu = cpu_seconds()                                  # the learning alone, again, in CPU seconds
     ioalergia(problem.traces(), problem.alpha_value)
-    cpu = time.process_time() - cpu
+    cpu = cpu_seconds() - cpu
     learned = result.payload()["learned"]
-    return {"events": events.events, "cases": events.n_cases, "read": read, **result.timings, "total": total,
-            "learn_cpu": cpu, "total_cpu": total_cpu,
+    phases = {phase: (sum(spent[name] for name in names), result.timings[phase]) for phase, names in PHASES.items()}
+    return {"events": events.events, "cases": events.n_cases, "read": (read.cpu, read.wall), **phases,
+            "total": (total.cpu, total.wall), "learn_cpu": cpu, "load": total.loads,
             "states": learned["states"], "transitions": learned["transitions"],
             "max_out_degree": learned["max_out_degree"], "peak_mb": _peak_mb()}
 
@@ -83,9 +90,9 @@ def run_aalpy(log: Path, alpha: float) -> dict:
     traces = LearnProblem(read_log(log)).traces()
     o, a, off = traces.outputs.tolist(), traces.inputs.tolist(), traces.offsets.tolist()
     data = [[traces.initial] + list(zip(a[off[c]:off[c + 1]], o[off[c]:off[c + 1]])) for c in range(len(off) - 1)]
-    cpu = time.process_time()
+    cpu = cpu_seconds()
     mdp = run_Alergia(data, automaton_type="mdp", eps=alpha)
-    return {"learn_cpu": time.process_time() - cpu, "states": len(mdp.states), "peak_mb": _peak_mb()}
+    return {"learn_cpu": cpu_seconds() - cpu, "states": len(mdp.states), "peak_mb": _peak_mb()}
 
 
 def _peak_mb() -> float:
@@ -133,10 +140,10 @@ def main() -> None:
     seen = "every state by its name" if args.observations is None else f"{args.observations} event names"
     print(f"stormcf learn on logs sampled from process_mdp({args.states}, seed {args.seed}), observing {seen}, "
           f"alpha {args.alpha}; "
-          f"AALpy {_aalpy_version()} run_Alergia limited to {args.aalpy_limit:g} CPU s (shared machine: timings noisy)")
-    head = (f"{'events':>9} {'cases':>7} {'states':>7} {'transitions':>11} {'max deg':>7} | {'read':>6} "
-            f"{'learn':>6} {'write':>6} {'storm':>6} {'strat':>6} {'total':>7} {'CPU':>6} {'MB':>5} | {'learn CPU':>9} "
-            f"{'AALpy CPU':>10} {'MB':>5} {'ratio':>7}")
+          f"AALpy {_aalpy_version()} run_Alergia limited to {args.aalpy_limit:g} CPU s; {machine()}")
+    head = (f"{'events':>9} {'cases':>7} {'states':>7} {'transitions':>11} {'max deg':>7} | {'read':>11} "
+            f"{'learn':>11} {'write':>11} {'storm':>11} {'strat':>11} {'total':>13} {'MB':>5} {'load':>9} | "
+            f"{'learn CPU':>9} {'AALpy CPU':>10} {'MB':>5} {'ratio':>7}")
     print(head)
     print("-" * len(head))
     with tempfile.TemporaryDirectory() as folder:
@@ -146,16 +153,17 @@ def main() -> None:
             ours = _child(["--alpha", str(args.alpha), "--child", "stormcf", str(log)], None)
             aalpy = _aalpy_column(None if gave_up else log, args, max(ours["learn_cpu"], 1e-3), ours["states"])
             gave_up = gave_up or aalpy.lstrip().startswith(("> ", "not run"))
+            phases = " ".join(f"{ours[phase][0]:>5.2f}/{ours[phase][1]:<5.2f}"
+                              for phase in ("read", "learn", "write", "storm_build", "strategy"))
             print(f"{ours['events']:>9} {ours['cases']:>7} {ours['states']:>7} {ours['transitions']:>11} "
-                  f"{ours['max_out_degree']:>7} | {ours['read']:>6.2f} {ours['learn']:>6.2f} {ours['write']:>6.2f} "
-                  f"{ours['storm_build']:>6.2f} {ours['strategy']:>6.2f} {ours['total']:>7.2f} "
-                  f"{ours['total_cpu']:>6.2f} "
-                  f"{ours['peak_mb']:>5.0f} | {ours['learn_cpu']:>9.2f} {aalpy}", flush=True)
-    print("columns: wall-clock seconds per phase of learn_mdp (read = CSV reading; storm = Storm builds the written "
-          "PRISM file and stormcf compares it with the learned frequencies; strat = the users' strategy, its file and "
-          "the log's coverage), total and its CPU seconds; MB = peak resident memory of the process; learn CPU / "
-          "AALpy CPU = CPU seconds of the learning "
-          "alone (stormcf's IOAlergia / AALpy's run_Alergia on the same traces); ratio = AALpy's / stormcf's")
+                  f"{ours['max_out_degree']:>7} | {phases} {ours['total'][0]:>6.2f}/{ours['total'][1]:<6.2f} "
+                  f"{ours['peak_mb']:>5.0f} {ours['load']:>9} | {ours['learn_cpu']:>9.2f} {aalpy}", flush=True)
+    print("columns: CPU / wall-clock seconds per phase of learn_mdp (read = CSV reading; learn = IOAlergia and the "
+          "log's coverage; storm = Storm builds the written PRISM file and stormcf compares it with the learned "
+          "frequencies; strat = the users' strategy and its file) and of the whole; MB = peak resident memory of the "
+          "process; load = the load average at the start and the end; learn CPU / AALpy CPU = CPU seconds of the "
+          "learning alone (stormcf's IOAlergia / AALpy's run_Alergia on the same traces); ratio = AALpy's / "
+          f"stormcf's. Load average at the end {load_average():.2f}")
 
 
 def _aalpy_column(log: Path | None, args: argparse.Namespace, mine: float, states: int) -> str:

@@ -22,19 +22,14 @@ import argparse
 import contextlib
 import io
 import json
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _measure import cpu_timers, machine, timed
 from process_mdp import process_mdp  # noqa: E402
-
-def cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def prism_text(model) -> str:
@@ -69,29 +64,6 @@ def argv(folder: Path, bound: str) -> list[str]:
             "--json", str(folder / "out.json")]
 
 
-@contextlib.contextmanager
-def cpu_timers(targets: dict[str, tuple[object, str]]):
-    """CPU seconds spent in each of the functions ``targets`` (phase -> (owner, attribute)), wrapped meanwhile."""
-    spent = dict.fromkeys(targets, 0.0)
-    originals = {phase: getattr(owner, name) for phase, (owner, name) in targets.items()}
-
-    def timed(phase, function):
-        def run(*args, **kwargs):
-            start = cpu_seconds()
-            try:
-                return function(*args, **kwargs)
-            finally:
-                spent[phase] += cpu_seconds() - start
-        return run
-    for phase, (owner, name) in targets.items():
-        setattr(owner, name, timed(phase, originals[phase]))
-    try:
-        yield spent
-    finally:
-        for phase, (owner, name) in targets.items():
-            setattr(owner, name, originals[phase])
-
-
 def command(folder: Path, bound: str) -> dict:
     """``stormcf strategy`` in this (fresh) process with CPU timers around Storm's parsing and building and the
     whole loading, after a run of the same command on a 50-state model (its imports are not counted:
@@ -105,13 +77,11 @@ def command(folder: Path, bound: str) -> dict:
         main(argv(warm, prepare(warm, 50)))
     targets = {"Storm parse": (stormpy, "parse_prism_program"), "Storm build": (stormpy, "build_model"),
                "load": (ModelFile, "load")}
-    tick, cpu = time.perf_counter(), cpu_seconds()
-    with contextlib.redirect_stdout(io.StringIO()), cpu_timers(targets) as phases:
+    with timed() as whole, contextlib.redirect_stdout(io.StringIO()), cpu_timers(targets) as phases:
         code = main(argv(folder, bound))
-    wall, cpu = time.perf_counter() - tick, cpu_seconds() - cpu
     document = json.loads((folder / "out.json").read_text())
-    return {"code": code, "wall": wall, "cpu": cpu, "phases": phases, "status": document["status"],
-            "model": document["model"]}
+    return {"code": code, "wall": whole.wall, "cpu": whole.cpu, "load": whole.loads, "phases": phases,
+            "status": document["status"], "model": document["model"]}
 
 
 def main() -> None:
@@ -123,10 +93,11 @@ def main() -> None:
     if args.command:
         print(json.dumps(command(Path(args.command[0]), args.command[1])))
         return
-    print("stormcf strategy (d∞) on process models written as stormcf learn writes PRISM; CPU seconds, fresh process\n")
-    print("| states | commands | transitions | status | command CPU (wall) | Storm parse | Storm build | "
-          "stormcf extraction | after loading (analysis, Storm checks) | loading share of the command |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("stormcf strategy (d∞) on process models written as stormcf learn writes PRISM; CPU seconds (with the child "
+          f"processes waited for), fresh process; {machine()}\n")
+    print("| states | commands | transitions | status | command CPU (wall) | load | Storm parse | Storm build | "
+          "stormcf extraction | after loading (analysis, Storm checks) | loading share of the command (CPU) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for states in ([300] if args.quick else args.states):
         with tempfile.TemporaryDirectory(prefix="bench-loading-") as tmp:
             bound = prepare(Path(tmp), states)
@@ -138,7 +109,8 @@ def main() -> None:
         p, m = r["phases"], r["model"]
         extraction = p["load"] - p["Storm parse"] - p["Storm build"]
         print(f"| {m['states']:,} | {m['choices']:,} | {m['transitions']:,} | {r['status']} | {r['cpu']:.2f} s "
-              f"({r['wall']:.2f} s) | {p['Storm parse']:.2f} s | {p['Storm build']:.2f} s | {extraction:.2f} s | "
+              f"({r['wall']:.2f} s) | {r['load']} | {p['Storm parse']:.2f} s | {p['Storm build']:.2f} s | "
+              f"{extraction:.2f} s | "
               f"{r['cpu'] - p['load']:.2f} s | {p['load'] / r['cpu']:.0%} |")
 
 

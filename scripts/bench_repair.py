@@ -11,6 +11,9 @@ For each model (two parameters), the bound is P(bad) <= a tenth of its value at 
 - ``grid``: the closest valuation of a G x G grid over the region whose Storm value (the solution function's value,
   computed by Storm's instantiation checker: state elimination does not finish at these sizes) meets the bound.
 
+Every row has its CPU seconds (this process and its Storm children), its wall seconds and the load average at its
+start and end.
+
     nice -n 10 python scripts/bench_repair.py             # BRP N = 256, 512, 1024 (up to 149,517 states), crowds
     python scripts/bench_repair.py --quick                # brp16_2, crowds3_5, l∞ only, 11 x 11 grids (a smoke test)
 """
@@ -18,20 +21,15 @@ from __future__ import annotations
 
 import argparse
 import re
-import resource
 import tempfile
-import time
 from fractions import Fraction
 from pathlib import Path
+
+from _measure import Timing, machine, timed
 
 from stormcf.errors import TimeLimitReached
 from stormcf.repair import RepairProblem, load_parametric, solve_repair
 from stormcf.storm import stormpy_example
-
-
-def cpu() -> float:
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def scaled(folder: Path, name: str, constants: dict[str, int]) -> Path:
@@ -67,27 +65,29 @@ def bound_of(model, nominal: str, bad: str) -> str:
 
 
 def ours(model, bound: str, nominal: str, norm: str, limit: float) -> dict:
-    wall, used = time.perf_counter(), cpu()
-    try:
-        r = solve_repair(RepairProblem(model, [bound], nominal, norm=norm), time_limit=limit)
-    except TimeLimitReached:
-        return {"method": f"repair ({norm})", "status": "timeout", "d": None, "lower": None, "cpu": cpu() - used,
-                "wall": time.perf_counter() - wall, "boxes": None}
+    r = None
+    with timed() as timing:
+        try:
+            r = solve_repair(RepairProblem(model, [bound], nominal, norm=norm), time_limit=limit)
+        except TimeLimitReached:
+            pass
+    if r is None:
+        return {"method": f"repair ({norm})", "status": "timeout", "d": None, "lower": None, "timing": timing,
+                "boxes": None}
     return {"method": f"repair ({norm})", "status": r.status, "d": r.distance, "lower": r.lower_bound,
-            "cpu": cpu() - used, "wall": time.perf_counter() - wall,
-            "boxes": r.outcome.counts.get("boxes") if r.outcome else None}
+            "timing": timing, "boxes": r.outcome.counts.get("boxes") if r.outcome else None}
 
 
 def feasibility(problem: RepairProblem) -> dict:
     """Storm's gradient-descent feasibility search over the region: some valuation, its l∞ distance."""
     build = problem.search_build
-    wall, used = time.perf_counter(), cpu()
-    verdict, witness = build.feasible(0, problem.valuation(problem.box.lo), problem.valuation(problem.box.hi),
-                                      "gradient descent")
+    with timed() as timing:
+        verdict, witness = build.feasible(0, problem.valuation(problem.box.lo), problem.valuation(problem.box.hi),
+                                          "gradient descent")
     d = None if witness is None else problem.distance.between(problem.point,
                                                              tuple(witness[n] for n in problem.parameters))
-    return {"method": "Storm feasibility (GD)", "status": verdict, "d": d, "lower": None, "cpu": cpu() - used,
-            "wall": time.perf_counter() - wall, "boxes": None}
+    return {"method": "Storm feasibility (GD)", "status": verdict, "d": d, "lower": None, "timing": timing,
+            "boxes": None}
 
 
 def grid(problem: RepairProblem, points: int) -> dict:
@@ -95,18 +95,18 @@ def grid(problem: RepairProblem, points: int) -> dict:
     build, prop = problem.search_build, problem.properties[0]
     lo, hi = problem.box.lo, problem.box.hi
     axes = [[a + (b - a) * Fraction(j, points - 1) for j in range(points)] for a, b in zip(lo, hi)]
-    wall, used = time.perf_counter(), cpu()
     best = None
-    try:
-        for x in axes[0]:
-            for y in axes[1]:
-                d = problem.distance.between(problem.point, (x, y))
-                if (best is None or d < best) and prop.satisfied_by(build.values(problem.valuation((x, y)))[0]):
-                    best = d
-    finally:
-        build.close()
+    with timed() as timing:
+        try:
+            for x in axes[0]:
+                for y in axes[1]:
+                    d = problem.distance.between(problem.point, (x, y))
+                    if (best is None or d < best) and prop.satisfied_by(build.values(problem.valuation((x, y)))[0]):
+                        best = d
+        finally:
+            build.close()
     return {"method": f"grid {points}x{points} (l∞)", "status": "feasible" if best is not None else "none",
-            "d": best, "lower": None, "cpu": cpu() - used, "wall": time.perf_counter() - wall, "boxes": None}
+            "d": best, "lower": None, "timing": timing, "boxes": None}
 
 
 def cell(x, fmt: str = ".6g") -> str:
@@ -120,26 +120,29 @@ def main() -> None:
     parser.add_argument("--grid", type=int, default=21, help="grid points per parameter (default 21)")
     args = parser.parse_args()
     limit, points, norms = (10.0, 11, ("linf",)) if args.quick else (args.limit, args.grid, ("linf", "l2"))
+    print(f"{machine()}\n")
     print("| model | states | transitions | bound | method | status | distance | lower bound | gap | boxes | CPU s | "
-          "wall s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "wall s | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         for label, file, constants, nominal, bad in models(Path(folder), args.quick):
-            start = time.perf_counter()
-            model = load_parametric(file, constants, shown_as=Path(file).name)
-            bound, problem = bound_of(model, nominal, bad)
+            with timed() as loading:
+                model = load_parametric(file, constants, shown_as=Path(file).name)
+                bound, problem = bound_of(model, nominal, bad)
             build = problem.search_build
             head = f"| {label} | {build.n_states:,} | {build.n_transitions:,} | `{bound}` "
-            print(f"{head}| (parametric build and nominal model) | | | | | | | {time.perf_counter() - start:.1f} |",
-                  flush=True)
+            print(f"{head}| (parametric build and nominal model) | | | | | | | {_cells(loading)}", flush=True)
             problem = RepairProblem(model, [bound], nominal)
             rows = [ours(model, bound, nominal, norm, limit) for norm in norms]
             rows += [feasibility(problem), grid(problem, points)]
             for row in rows:
                 gap = (row["d"] - row["lower"]) if row["d"] is not None and row["lower"] is not None else None
                 print(f"{head}| {row['method']} | {row['status']} | {cell(row['d'])} | {cell(row['lower'])} | "
-                      f"{cell(gap, '.2g')} | {cell(row['boxes'], 'd')} | {row['cpu']:.1f} | {row['wall']:.1f} |",
-                      flush=True)
+                      f"{cell(gap, '.2g')} | {cell(row['boxes'], 'd')} | {_cells(row['timing'])}", flush=True)
+
+
+def _cells(timing: Timing) -> str:
+    return f"{timing.cpu:.1f} | {timing.wall:.1f} | {timing.loads} |"
 
 
 if __name__ == "__main__":

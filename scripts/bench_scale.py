@@ -49,6 +49,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _measure import children_cpu_seconds, cpu_seconds, load_average, process_cpu_seconds
+
 import stormcf
 
 GRID = stormcf.example_path("grid.prism").read_text()
@@ -61,11 +63,6 @@ PROPERTY = 'R{"steps"}=? [F "trap"]'
 COMMANDS = ("info", "check", "icfmdp", "explain-path")
 #: steps of the sampled path (``--steps``)
 STEPS = 20
-
-
-def cpu_seconds(who: int = resource.RUSAGE_SELF) -> float:
-    usage = resource.getrusage(who)
-    return usage.ru_utime + usage.ru_stime
 
 
 def argv(command: str, folder: Path, N: int) -> list[str]:
@@ -116,16 +113,16 @@ def one(command: str, folder: Path, N: int) -> dict:
     load = ModelFile.load
     ModelFile.load = lambda self: loaded.append(load(self)) or loaded[-1]
     out = folder / f"{command}{N}.json"
-    profile = cProfile.Profile(cpu_seconds)           # for check's phases (few calls: the profiler costs nothing)
+    profile = cProfile.Profile(process_cpu_seconds)   # for check's phases (few calls: the profiler costs nothing)
     run = profile.runcall if command == "check" else (lambda f, *args: f(*args))
-    load_before = os.getloadavg()[0]
-    tick, own, children = time.perf_counter(), cpu_seconds(), cpu_seconds(resource.RUSAGE_CHILDREN)
+    load_before = load_average()
+    tick, own, children = time.perf_counter(), process_cpu_seconds(), children_cpu_seconds()
     with contextlib.redirect_stdout(io.StringIO()):
         code = run(cli, argv(command, folder, N) + ["--json", str(out)])
     wall = time.perf_counter() - tick
-    machine_load = (load_before, os.getloadavg()[0])
-    children = cpu_seconds(resource.RUSAGE_CHILDREN) - children    # stormcf's forked Storm checks, waited for
-    cpu = cpu_seconds() - own + children
+    machine_load = (load_before, load_average())
+    children = children_cpu_seconds() - children    # stormcf's forked Storm checks, waited for
+    cpu = process_cpu_seconds() - own + children
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024          # kB -> MB (Linux)
     ModelFile.load = load
     if code != 0:                                # e.g. a baseline that refuses (exit 2): a row that says so
@@ -158,7 +155,7 @@ def storm_alone(folder: Path, N: int) -> dict:
     import stormpy
     from stormcf.storm.check import PRECISION
     stormpy.developer.set_log_level(stormpy.developer.LogLevel.OFF)
-    phases, load = {}, os.getloadavg()[0]
+    phases, load = {}, load_average()
     tick, cpu, start = time.perf_counter(), cpu_seconds(), cpu_seconds()
     program = stormpy.parse_prism_program(str(folder / "grid_dtmc.prism"))
     program, _ = stormpy.instantiate_constants(program, {"N": N})
@@ -174,7 +171,7 @@ def storm_alone(folder: Path, N: int) -> dict:
     value = stormpy.model_checking(dtmc, prop, environment=env).get_value(dtmc.initial_states[0])
     phases["check"] = cpu_seconds() - cpu
     return {"wall": time.perf_counter() - tick, "cpu": cpu_seconds() - start, "phases": phases, "value": value,
-            "transitions": dtmc.nr_transitions, "load": (load, os.getloadavg()[0])}
+            "transitions": dtmc.nr_transitions, "load": (load, load_average())}
 
 
 #: start-up costs: what -> the code a fresh interpreter runs (stdout discarded)

@@ -4,7 +4,8 @@
 
 The instance is the paper's distribution (``setcover.data.paper_instance``: n features, 100 actions, seed 0), the
 agents ``agent_pool(instance, draws, 0.68, seed 1)`` (negatives, de-duplicated). Side by side, CPU seconds in fresh
-processes:
+processes (with the child processes they waited for: Storm's isolated checks), wall seconds beside, and the load
+average at the start and the end of the run:
 
 - the command (``stormcf.cli.main`` in a child process, after a warm-up run of it on two agents, so that its imports
   are not counted): engines, Storm's certificates, JSON lines;
@@ -27,19 +28,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-
-def cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+from _measure import cpu_seconds, load_average, machine, timed
 
 
 def write_inputs(folder: Path, n: int, agents: int) -> tuple[Path, Path]:
@@ -60,10 +56,9 @@ def command(instance: str, agents: str, out: str) -> dict:
     warm.write_text("".join(Path(agents).read_text().splitlines(keepends=True)[:2]))
     with contextlib.redirect_stdout(io.StringIO()):
         main(["setcover", instance, "--agents", str(warm)])
-    tick, cpu = time.perf_counter(), cpu_seconds()
-    with contextlib.redirect_stdout(io.StringIO()):
+    with timed() as timing, contextlib.redirect_stdout(io.StringIO()):
         code = main(["setcover", instance, "--agents", agents, "--json", out])
-    return {"code": code, "wall": time.perf_counter() - tick, "cpu": cpu_seconds() - cpu,
+    return {"code": code, "wall": timing.wall, "cpu": timing.cpu,
             "peak_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20}
 
 
@@ -80,27 +75,29 @@ def engine_and_family(instance: str, agents: str) -> dict:
     X = np.array([json.loads(line) for line in Path(agents).read_text().splitlines()])
     problems = [SetCoverProblem(inst, x) for x in X]
     per_agent = []
-    for problem in problems:
-        cpu = cpu_seconds()
-        run_engine(problem, "bnb")
-        per_agent.append(cpu_seconds() - cpu)
+    with timed() as engine:
+        for problem in problems:
+            cpu = cpu_seconds()
+            run_engine(problem, "bnb")
+            per_agent.append(cpu_seconds() - cpu)
     calls, check = [], storm.check
     storm.check = lambda *args, **kwargs: calls.append(1) or check(*args, **kwargs)
-    cpu = cpu_seconds()
-    if hasattr(solve_module, "solve_setcovers"):          # one certificate for the batch (issue 20)
-        solve_module.solve_setcovers(problems)
-    else:                                                   # one certificate per agent (before)
-        for problem in problems:
-            solve_setcover(problem)
-    certified = cpu_seconds() - cpu
+    with timed() as certified:
+        if hasattr(solve_module, "solve_setcovers"):          # one certificate for the batch (issue 20)
+            solve_module.solve_setcovers(problems)
+        else:                                                   # one certificate per agent (before)
+            for problem in problems:
+                solve_setcover(problem)
     storm.check = check
-    cpu = cpu_seconds()
+    facts = {"engine": per_agent, "engine_wall": engine.wall, "certified": certified.cpu,
+             "certified_wall": certified.wall, "storm_calls": len(calls), "family": None}
     try:
-        labels = label_agents(inst, X, "storm")
+        with timed() as family:
+            labels = label_agents(inst, X, "storm")
     except SolverError:                                     # beyond the family's state limit
-        return {"engine": per_agent, "certified": certified, "storm_calls": len(calls), "family": None}
-    return {"engine": per_agent, "certified": certified, "storm_calls": len(calls),
-            "family": cpu_seconds() - cpu, "family_states": labels.states, "family_choices": labels.choices}
+        return facts
+    return {**facts, "family": family.cpu, "family_wall": family.wall, "family_states": labels.states,
+            "family_choices": labels.choices}
 
 
 def child(*args: str) -> dict:
@@ -123,7 +120,7 @@ def main() -> None:
         print(json.dumps(engine_and_family(*args.engine)))
         return
     n, count = (12, 5) if args.quick else (args.n, args.agents)
-    load = os.getloadavg()[0]
+    start = machine()
     with tempfile.TemporaryDirectory(prefix="bench-setcover-") as tmp:
         instance, agents = write_inputs(Path(tmp), n, count)
         out = Path(tmp) / "out.jsonl"
@@ -133,18 +130,19 @@ def main() -> None:
     k = len(documents)
     engine = sum(alone["engine"])
     checks = [d["timings"].get("check", 0.0) for d in documents]
-    print(f"setcover, paper instance n = {n} (100 actions), {k} agents, engine bnb; CPU seconds, fresh processes; "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {load:.1f} before, "
-          f"{os.getloadavg()[0]:.1f} after, {os.cpu_count()} CPUs\n")
+    print(f"setcover, paper instance n = {n} (100 actions), {k} agents, engine bnb; CPU seconds (wall), fresh "
+          f"processes; at the start {start}, at the end load average {load_average():.2f}\n")
     certificate = alone["certified"] - engine
     print("| agents | engine alone: all agents (per agent median / max) | certified solves: engine and Storm's "
           "certificates | of which certificates | Storm calls | the command: CPU (wall), peak RSS | per agent | "
           "command / engine | whole-family labelling for reference (states, choices) |")
     print("|---|---|---|---|---|---|---|---|---|")
     family = ("refused (state limit)" if alone["family"] is None else
-              f"{alone['family']:.2f} s ({alone['family_states']:,}, {alone['family_choices']:,})")
-    print(f"| {k} | {engine:.2f} s ({1e3 * statistics.median(alone['engine']):.1f} / "
-          f"{1e3 * max(alone['engine']):.1f} ms) | {alone['certified']:.2f} s | {certificate:.2f} s | "
+              f"{alone['family']:.2f} s ({alone['family_wall']:.2f} s; {alone['family_states']:,}, "
+              f"{alone['family_choices']:,})")
+    print(f"| {k} | {engine:.2f} s ({alone['engine_wall']:.2f} s; CPU per agent "
+          f"{1e3 * statistics.median(alone['engine']):.1f} / {1e3 * max(alone['engine']):.1f} ms) | "
+          f"{alone['certified']:.2f} s ({alone['certified_wall']:.2f} s) | {certificate:.2f} s | "
           f"{alone['storm_calls']} | {run['cpu']:.2f} s ({run['wall']:.2f} s), {run['peak_gb']:.2f} GB | "
           f"{1e3 * run['cpu'] / k:.1f} ms | {run['cpu'] / engine:.1f}x | {family} |")
     print(f"\nthe certificate's share in each document (wall): median {1e3 * statistics.median(checks):.1f} ms, "

@@ -4,7 +4,9 @@ beside the direct ``scipy.optimize`` calls they replaced (issue 38), and on each
 
 The hot paths are many tiny programmes in a row: ``setcover-evaluate --certify lp`` certifies every agent with one
 LP, the ``milp`` engine solves several MILPs per agent, ``icfmdp --bounds lp`` solves two LPs per transition and
-step, ``recourse --storm-front`` one feasibility LP per plan. Per programme kind, CPU milliseconds per programme:
+step, ``recourse --storm-front`` one feasibility LP per plan. Per programme kind, CPU milliseconds per programme
+(this process and the child processes it waited for), wall milliseconds beside, the load average at the start and
+the end of the run:
 
 - ``scipy`` (before): the programme given to ``scipy.optimize.linprog`` / ``milp`` as the code did before issue 38
   (HiGHS bundled with scipy, in this process);
@@ -21,11 +23,10 @@ Every column's objective values are compared with the ``scipy`` column (largest 
 from __future__ import annotations
 
 import argparse
-import resource
-import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from _measure import Timing, load_average, machine, timed
 
 SOLVERS = ("highs", "scip", "gurobi")
 
@@ -122,35 +123,31 @@ def inside(point, vertices, solver: str) -> float:
     return float(test(point[None, :], vertices, 1e-9, solver)[0])
 
 
-def cpu_seconds() -> float:
-    """CPU seconds of this process and of its finished child processes (SCIP's)."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
-def timed(function: Callable, cases: Sequence) -> tuple[float, np.ndarray]:
-    """CPU milliseconds per case (after one warm-up call) and the values."""
+def per_case(function: Callable, cases: Sequence) -> tuple[Timing, np.ndarray]:
+    """CPU and wall milliseconds per case (after one warm-up call; SCIP's child processes included) and the
+    values."""
     function(cases[0])
-    start = cpu_seconds()
-    values = [np.atleast_1d(function(case)) for case in cases]
-    return 1e3 * (cpu_seconds() - start) / len(cases), np.concatenate(values)
+    with timed() as timing:
+        values = [np.atleast_1d(function(case)) for case in cases]
+    return Timing(1e3 * timing.cpu / len(cases), 1e3 * timing.wall / len(cases), timing.load), np.concatenate(values)
 
 
 def row(name: str, cases: Sequence, before: Callable, now: Callable[[object, str], object]) -> list[str]:
     from stormcf.solvers import available
-    ms, reference = timed(before, cases)
-    cells = [name, str(len(cases)), f"{ms:.2f}"]
+    ms, reference = per_case(before, cases)
+    cells = [name, str(len(cases)), f"{ms.cpu:.2f} ({ms.wall:.2f})"]
     differences = []
     for solver in ("auto",) + SOLVERS:
         if not available(solver if solver != "auto" else "highs"):
             cells.append("-")
             continue
-        solver_ms, values = timed(lambda case, solver=solver: now(case, solver), cases)
+        solver_ms, values = per_case(lambda case, solver=solver: now(case, solver), cases)
         finite = np.isfinite(reference)
         if not np.array_equal(finite, np.isfinite(values)):
             raise SystemExit(f"{name}: {solver} disagrees with scipy on which programmes are feasible")
         differences.append(float(np.max(np.abs(values[finite] - reference[finite]), initial=0.0)))
-        cells.append(f"{solver_ms:.2f}" + (f" ({solver_ms / ms:.2f}x)" if solver == "auto" else ""))
+        cells.append(f"{solver_ms.cpu:.2f} ({solver_ms.wall:.2f})"
+                     + (f" {solver_ms.cpu / ms.cpu:.2f}x" if solver == "auto" else ""))
     return cells + [f"{max(differences):.1e}"]
 
 
@@ -164,6 +161,7 @@ def main() -> None:
     if args.quick:
         args.agents = args.pairs = args.points = 10
     from stormcf.setcover.engines import lp_bound
+    start = machine()
     problems = setcover_problems(args.agents)
     vertices, points = hull_cases(args.points)
     rows = [row("set-cover LP bound", problems, scipy_lp_bound, lambda p, s: lp_bound(p, s)),
@@ -172,9 +170,11 @@ def main() -> None:
                 lambda c, s: pair_bounds(*c, s)),
             row("recourse hull LP", list(points), lambda q: scipy_inside(q, vertices),
                 lambda q, s: inside(q, vertices, s))]
-    head = ["programmes", "count", "scipy ms", "auto ms (ratio)", "highs ms", "scip ms", "gurobi ms", "max |diff|"]
+    head = ["programmes", "count", "scipy ms", "auto ms, ratio (CPU)", "highs ms", "scip ms", "gurobi ms",
+            "max |diff|"]
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
-    print("CPU milliseconds per call (one programme; a pair's LPs), with the child processes SCIP runs MILPs in")
+    print(f"CPU milliseconds per call (one programme; a pair's LPs), with the child processes SCIP runs MILPs in; "
+          f"wall milliseconds in parentheses; at the start {start}, at the end load average {load_average():.2f}")
     for r in [head] + rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(r, widths)))
 
