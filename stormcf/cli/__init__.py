@@ -26,6 +26,7 @@ import sys
 import traceback
 import warnings
 from importlib import import_module
+from typing import Sequence
 
 from .. import console, interrupt
 from ..errors import OutputError, StormcfError, TimeLimitReached, cannot_write
