@@ -63,3 +63,11 @@ def test_drn_and_refusals(tmp_path):
         storm.model_facts(stormcf.example_path("loan.prism"), naming="{x}")
     with pytest.raises(stormcf.ConstantsError, match="undefined constants N"):
         storm.model_facts(stormcf.example_path("grid.prism"))
+
+
+def test_a_choice_with_several_labels(tmp_path):
+    """A DTMC state whose commands [a] and [b] Storm merges into one choice labelled with both: named ``a,b``."""
+    f = tmp_path / "ab.pm"
+    f.write_text("dtmc\nmodule m\n s : [0..2] init 0;\n [a] s=0 -> 0.5 : (s'=1) + 0.5 : (s'=2);\n"
+                 " [b] s=0 -> (s'=1);\n [] s>0 -> true;\nendmodule\n")
+    assert _same_facts(f).actions == ["a,b"]
