@@ -225,15 +225,17 @@ def small_model_cpu(repeats: int = 5, tree: str | None = None) -> dict[str, floa
 
 
 def process_cpu(code: str, tree: str | None = None) -> float:
-    """CPU seconds of a fresh interpreter that runs ``code`` (stdout discarded), with the stormcf of checkout
-    ``tree`` if given."""
+    """CPU seconds of a fresh interpreter that runs ``code`` (stdout discarded) with the children it waited for (the
+    forked Storm checks of ``check``), with the stormcf of checkout ``tree`` if given."""
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join([tree, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    done = subprocess.run([sys.executable, "-c", f"import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO())"
-                           f":\n    " + code.replace("\n", "\n    ") + "\nimport resource as r\n"
-                           "u = r.getrusage(r.RUSAGE_SELF)\nprint(u.ru_utime + u.ru_stime)"],
-                          check=False, capture_output=True, text=True, env=env, cwd=tree)
+    wrapped = ("import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n    "
+               + code.replace("\n", "\n    ") + "\nimport resource as r\n"
+               "u, c = r.getrusage(r.RUSAGE_SELF), r.getrusage(r.RUSAGE_CHILDREN)\n"
+               "print(u.ru_utime + u.ru_stime + c.ru_utime + c.ru_stime)")
+    done = subprocess.run([sys.executable, "-c", wrapped], check=False, capture_output=True, text=True, env=env,
+                          cwd=tree)
     return float(done.stdout.split()[-1])
 
 

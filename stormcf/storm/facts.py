@@ -54,13 +54,6 @@ def _facts(path: str | Path, constants: str | Mapping[str, Any] | None, naming: 
     if shared:
         s = shared[0]
         example = (name(s), _choice_names([names[c] for c in codes[row_groups[s]:row_groups[s + 1]]]))
-    rewards = {rm: [part for part, has in (("state", r.has_state_rewards), ("choice", r.has_state_action_rewards),
-                                           ("transition", r.has_transition_rewards)) if has]
-               for rm, r in model.reward_models.items()}
-    for rm in build.transition_items:
-        parts = rewards.setdefault(rm, [])
-        if "transition" not in parts:
-            parts.append("transition")
     timings["extract"], timings["extract_cpu"] = time.perf_counter() - tick, time.thread_time() - cpu
     return ModelFacts(
         source=source, model_type="mdp" if model.is_nondeterministic_model else "dtmc", n_states=model.nr_states,
@@ -68,9 +61,21 @@ def _facts(path: str | Path, constants: str | Mapping[str, Any] | None, naming: 
         n_decision_states=sum(map((1).__lt__, counts)), initial_state=valuation if columns else s0,
         initial_name=name(s0), labels=user_labels(model.labeling.get_labels()),
         actions=sorted(a for a in names if a), shared_action_states=len(shared), shared_example=example,
-        reward_models=rewards,
+        reward_models=_reward_parts(model, build.transition_items),
         variables={v: [kind(min(values)), kind(max(values))] for v, (kind, values) in columns.items()},
         timings=timings)
+
+
+def _reward_parts(model, transition_items: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The parts (state, choice, transition rewards) of every reward model: Storm's, and the PRISM transition
+    rewards Storm could not build (``transition_items``)."""
+    parts = {name: [part for part, has in (("state", rm.has_state_rewards), ("choice", rm.has_state_action_rewards),
+                                           ("transition", rm.has_transition_rewards)) if has]
+             for name, rm in model.reward_models.items()}
+    for name in transition_items:
+        if "transition" not in parts.setdefault(name, []):
+            parts[name].append("transition")
+    return parts
 
 
 def choice_actions(model) -> tuple[list[str], list[int]]:
