@@ -234,7 +234,7 @@ def process_cpu(code: str, tree: str | None = None) -> float:
                + code.replace("\n", "\n    ") + "\nimport resource as r\n"
                "u, c = r.getrusage(r.RUSAGE_SELF), r.getrusage(r.RUSAGE_CHILDREN)\n"
                "print(u.ru_utime + u.ru_stime + c.ru_utime + c.ru_stime)")
-    done = subprocess.run([sys.executable, "-c", wrapped], check=False, capture_output=True, text=True, env=env,
+    done = subprocess.run([sys.executable, "-c", wrapped], check=True, capture_output=True, text=True, env=env,
                           cwd=tree)
     return float(done.stdout.split()[-1])
 
