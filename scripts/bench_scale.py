@@ -31,6 +31,9 @@ process (``stormcf.cli.main`` in-process there), so its peak resident memory and
     python scripts/bench_scale.py --quick           # N = 20, check and info only (seconds; the CI smoke test)
     python scripts/bench_scale.py --startup --baseline ../main      # only the start-up lines, before / after
 
+A baseline checkout needs its bytecode caches (``python -m compileall stormcf`` there, as after an install): without
+them every start compiles stormcf's modules (about 0.05 s CPU), which the start-up lines would count.
+
 ``--baseline TREE`` runs every command a second time with the stormcf of another checkout (``PYTHONPATH=TREE``, e.g.
 main before a change) and prints both side by side. Timings are taken on whatever else the machine runs: every row
 has the load average (1 minute) when it started and ended; compare CPU seconds and the ratios, measured side by
