@@ -19,6 +19,9 @@ process (``stormcf.cli.main`` in-process there), so its peak resident memory and
   the child processes it waited for (stormcf checks in a forked child: ``stormcf.storm.isolate``; stormcf's
   command runs once on the 3 x 3 grid first: ``import stormcf.cli`` imports an analysis when it first runs); the
   imports (``import stormcf.cli`` and ``import stormpy``, CPU) are listed separately.
+- **Start-up** (issue 34): ``info`` and ``check`` on ``loan.prism`` (9 states) as whole fresh processes beside
+  stormpy's own parse and build of it (``import stormpy`` included), CPU seconds, best of 5, with the ratio (the
+  goal: within 2x).
 
     python scripts/bench_scale.py                   # N = 100, 316, 1000
     python scripts/bench_scale.py --N 100 316       # smaller sizes only
@@ -26,6 +29,10 @@ process (``stormcf.cli.main`` in-process there), so its peak resident memory and
     python scripts/bench_scale.py --N 3163 --commands icfmdp --steps 1      # 10^7 states (about 10 GB)
     python scripts/bench_scale.py --N 1000 --commands check icfmdp --baseline ../main   # before / after
     python scripts/bench_scale.py --quick           # N = 20, check and info only (seconds; the CI smoke test)
+    python scripts/bench_scale.py --startup --baseline ../main      # only the start-up lines, before / after
+
+A baseline checkout needs its bytecode caches (``python -m compileall stormcf`` there, as after an install): without
+them every start compiles stormcf's modules (about 0.05 s CPU), which the start-up lines would count.
 
 ``--baseline TREE`` runs every command a second time with the stormcf of another checkout (``PYTHONPATH=TREE``, e.g.
 main before a change) and prints both side by side. Timings are taken on whatever else the machine runs: every row
@@ -112,6 +119,9 @@ def one(command: str, folder: Path, N: int) -> dict:
     loaded = []
     load = ModelFile.load
     ModelFile.load = lambda self: loaded.append(load(self)) or loaded[-1]
+    facts = getattr(storm, "model_facts", None)         # ``info`` reads its facts from Storm's model (issue 34)
+    if facts is not None:
+        storm.model_facts = lambda *args, **kwargs: loaded.append(facts(*args, **kwargs)) or loaded[-1]
     out = folder / f"{command}{N}.json"
     profile = cProfile.Profile(process_cpu_seconds)   # for check's phases (few calls: the profiler costs nothing)
     run = profile.runcall if command == "check" else (lambda f, *args: f(*args))
@@ -125,17 +135,15 @@ def one(command: str, folder: Path, N: int) -> dict:
     cpu = process_cpu_seconds() - own + children
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024          # kB -> MB (Linux)
     ModelFile.load = load
+    if facts is not None:
+        storm.model_facts = facts
     if code != 0:                                # e.g. a baseline that refuses (exit 2): a row that says so
         return {"command": command, "N": N, "wall": wall, "cpu": cpu, "peak_mb": peak, "load": machine_load,
                 "exit": code, "states": loaded[0].n_states if loaded else 0,
                 "transitions": loaded[0].n_transitions if loaded else 0}
     model, = loaded
-    loading = storm.load_timings(model)
     document = json.loads(out.read_text())
-    try:
-        loading_cpu = storm.load_timings(model, cpu=True)
-    except TypeError:                                # a baseline from before the loading thread's CPU times
-        loading_cpu = {}
+    loading, loading_cpu = load_timings(model)
     storm_cpu = {phase: loading_cpu.get(phase) for phase in ("parse", "build")}
     if None in storm_cpu.values():                   # a baseline without the loading thread's CPU times
         storm_cpu = {phase: float("nan") for phase in storm_cpu}
@@ -148,6 +156,20 @@ def one(command: str, folder: Path, N: int) -> dict:
         row.update(value=document["results"][0]["value"], raw_phases={**phases, "child": children,
                                                                       **{f"Storm {k}": v for k, v in storm_cpu.items()}})
     return row
+
+
+def load_timings(model) -> tuple[dict[str, float], dict[str, float]]:
+    """Wall and CPU seconds of loading a model file by phase: of an explicit model, or of the facts ``info`` read
+    (no CPU times in a baseline from before the loading thread's CPU times)."""
+    from stormcf import storm
+    if not isinstance(model, stormcf.ExplicitModel):
+        timings = dict(model.timings)
+        return ({k: t for k, t in timings.items() if not k.endswith("_cpu")},
+                {k[:-len("_cpu")]: t for k, t in timings.items() if k.endswith("_cpu")})
+    try:
+        return storm.load_timings(model), storm.load_timings(model, cpu=True)
+    except TypeError:
+        return storm.load_timings(model), {}
 
 
 def storm_alone(folder: Path, N: int) -> dict:
@@ -179,6 +201,49 @@ STARTUP = {"import stormcf.cli": "import stormcf.cli", "import stormpy": "import
            "stormcf --help": "from stormcf.cli import main\nmain(['--help'])",
            "stormcf check on loan.prism (9 states)": "from stormcf.cli import main\nimport stormcf\n"
            "main(['check', str(stormcf.example_path('loan.prism')), '-p', 'Pmin=? [F \"rejected\"]'])"}
+
+
+#: issue 34: a command on a small model within 2x stormpy's own parse and build, each a whole fresh process (CPU)
+LOAN = repr(str(stormcf.example_path("loan.prism")))
+SMALL = {"stormpy parse, build": "import stormpy\noptions = stormpy.BuilderOptions()\n"    # stormcf's builder options
+         "options.set_build_all_labels()\noptions.set_build_all_reward_models()\n"
+         "options.set_build_state_valuations()\noptions.set_build_choice_labels()\n"
+         f"stormpy.build_model(stormpy.parse_prism_program({LOAN}), options=options)",
+         "stormcf info": f"import sys\nfrom stormcf.__main__ import main\nsys.argv[1:] = ['info', {LOAN}]\nmain()",
+         "stormcf check": f"import sys\nfrom stormcf.__main__ import main\nsys.argv[1:] = ['check', {LOAN}, '-p', "
+         "'Pmin=? [F \"rejected\"]']\nmain()"}
+
+
+def small_model_cpu(repeats: int = 5, tree: str | None = None) -> dict[str, float]:
+    """CPU seconds of the whole fresh process of each of :data:`SMALL` (best of ``repeats``, interleaved, so that
+    the machine's load hits them alike)."""
+    best = dict.fromkeys(SMALL, float("inf"))
+    for _ in range(repeats):
+        for name, code in SMALL.items():
+            best[name] = min(best[name], process_cpu(code, tree))
+    return best
+
+
+def process_cpu(code: str, tree: str | None = None) -> float:
+    """CPU seconds of a fresh interpreter that runs ``code`` (stdout discarded) with the children it waited for (the
+    forked Storm checks of ``check``), with the stormcf of checkout ``tree`` if given."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([tree, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    wrapped = ("import contextlib, io\nwith contextlib.redirect_stdout(io.StringIO()):\n    "
+               + code.replace("\n", "\n    ") + "\nimport resource as r\n"
+               "u, c = r.getrusage(r.RUSAGE_SELF), r.getrusage(r.RUSAGE_CHILDREN)\n"
+               "print(u.ru_utime + u.ru_stime + c.ru_utime + c.ru_stime)")
+    done = subprocess.run([sys.executable, "-c", wrapped], check=True, capture_output=True, text=True, env=env,
+                          cwd=tree)
+    return float(done.stdout.split()[-1])
+
+
+def small_model_line(version: str, cpu: dict[str, float]) -> str:
+    alone = cpu["stormpy parse, build"]
+    return (f"small model ({version}, loan.prism: 9 states), CPU seconds of the whole fresh process (best of 5; "
+            f"issue 34's goal: 2x stormpy's own parse and build): stormpy parse, build {alone:.3f} s; " +
+            "; ".join(f"`{k}` {t:.3f} s ({t / alone:.2f}x)" for k, t in cpu.items() if k != "stormpy parse, build"))
 
 
 def import_cpu(statement: str, repeats: int = 3, tree: str | None = None) -> float:
@@ -214,6 +279,8 @@ def main() -> None:
     ap.add_argument("--baseline", metavar="TREE", help="also run every command with the stormcf of this checkout "
                     "(before / after side by side)")
     ap.add_argument("--quick", action="store_true", help="N = 20, info and check only: a smoke test in seconds")
+    ap.add_argument("--startup", action="store_true", help="only the start-up lines: the imports, and info and check "
+                    "on loan.prism beside stormpy's own parse and build (issue 34)")
     ap.add_argument("--one", nargs=3, metavar=("COMMAND", "FOLDER", "N"), help=argparse.SUPPRESS)
     ap.add_argument("--storm", nargs=2, metavar=("FOLDER", "N"), help=argparse.SUPPRESS)
     ap.add_argument("--prepare", nargs=3, metavar=("FOLDER", "N", "STEPS"), help=argparse.SUPPRESS)
@@ -230,6 +297,9 @@ def main() -> None:
     sizes, commands = ([20], ("info", "check")) if args.quick else (args.N, args.commands)
     trees = {"after": None} if args.baseline is None else {"before": str(Path(args.baseline).resolve()),
                                                                "after": None}
+    if args.startup:
+        print_startup(trees, 3)
+        return
     rows, peers = [], {}
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         folder = Path(tmp)
@@ -249,10 +319,19 @@ def main() -> None:
                 if command == "check":
                     peers[N] = child("--storm", tmp, str(N))
                     print(f"  Storm alone N={N}: {peers[N]['wall']:.2f} s", file=sys.stderr, flush=True)
-    repeats = 1 if args.quick else 3
-    imports = {version: {name: import_cpu(code, repeats, tree) for name, code in STARTUP.items()}
-               for version, tree in trees.items()}
-    print_tables(rows, peers, imports, args.steps)
+    print_tables(rows, peers, args.steps)
+    print_startup(trees, 1 if args.quick else 3)
+
+
+def print_startup(trees: dict[str, str | None], repeats: int) -> None:
+    """The start-up lines: the imports (beyond an empty interpreter) and, per version, ``info`` and ``check`` on
+    ``loan.prism`` beside stormpy's own parse and build (whole processes)."""
+    for version, tree in trees.items():
+        times = {name: import_cpu(code, repeats, tree) for name, code in STARTUP.items()}
+        print(f"\nstart-up ({version}), CPU seconds of a fresh interpreter beyond an empty one (best of {repeats}), "
+              f"load {os.getloadavg()[0]:.1f}: " + ", ".join(f"`{k}` {v:.3f} s" for k, v in times.items()))
+    for version, tree in trees.items():
+        print(small_model_line(version, small_model_cpu(tree=tree)) + f", load {os.getloadavg()[0]:.1f}")
 
 
 def check_phases(r: dict) -> dict[str, float]:
@@ -272,7 +351,7 @@ def _load(r: dict) -> str:
     return f"{r['load'][0]:.1f}-{r['load'][1]:.1f}"
 
 
-def print_tables(rows: list[dict], peers: dict[int, dict], imports: dict[str, dict[str, float]], steps: int) -> None:
+def print_tables(rows: list[dict], peers: dict[int, dict], steps: int) -> None:
     print(f"grid.prism with a progress reward; {steps}-step path; {stormcf.storm.storm_version()}; "
           f"{os.cpu_count()} CPUs\n")
     print("| states | transitions | command | version | stormcf CPU (wall) | load | peak memory | Storm alone, CPU "
@@ -317,9 +396,6 @@ def print_tables(rows: list[dict], peers: dict[int, dict], imports: dict[str, di
               f"{own / peer['phases']['check']:.2f}x | {_phases(phases)} | {_phases(peer['phases'])} |")
         if abs(r["value"] - peer["value"]) > 1e-6 * max(1.0, abs(peer["value"])):
             raise SystemExit(f"N={r['N']}: stormcf's value {r['value']!r} differs from Storm's {peer['value']!r}")
-    for version, times in imports.items():
-        print(f"\nstart-up ({version}), CPU seconds of a fresh interpreter beyond an empty one (best of 3): " +
-              ", ".join(f"`{k}` {v:.3f} s" for k, v in times.items()))
 
 
 def _phases(phases: dict[str, float]) -> str:

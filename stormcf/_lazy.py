@@ -7,6 +7,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 from functools import cached_property
+from types import ModuleType
 from typing import Any, Callable, Mapping
 
 
@@ -32,13 +33,26 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
     def __dir__() -> list[str]:
         return sorted(set(vars(sys.modules[package])) | set(exports))
 
-    # A name that is also its submodule's name (recourse.brkga, the function of recourse/brkga.py) is set now: once
-    # the submodule is imported by any route, the import system sets the package's attribute to the module, and a
-    # lazy name would never be looked up again.
-    for name, module in exports.items():
-        if module == f".{name}":
-            setattr(sys.modules[package], name, getattr(importlib.import_module(module, package), name))
+    # A name that is also its submodule's name (recourse.brkga, the function of recourse/brkga.py; storm.check):
+    # once the submodule is imported by any route, the import system sets the package's attribute to the module,
+    # and a lazy name would never be looked up again. The package's class turns that module into the name.
+    shadowed = {name for name, module in exports.items() if module == f".{name}"}
+    if shadowed:
+        sys.modules[package].__class__ = _names_over_submodules(frozenset(shadowed))
     return __getattr__, __dir__
+
+
+def _names_over_submodules(names: frozenset[str]) -> type[ModuleType]:
+    """A module class whose attributes ``names``, when set to a submodule of that name, become the submodule's
+    object of that name."""
+
+    class Package(ModuleType):
+        def __setattr__(self, name: str, value: Any) -> None:
+            if name in names and isinstance(value, ModuleType) and value.__name__ == f"{self.__name__}.{name}":
+                value = getattr(value, name)
+            super().__setattr__(name, value)
+
+    return Package
 
 
 class LazyChoices(Sequence):

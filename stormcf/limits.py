@@ -10,6 +10,7 @@ import ctypes
 import errno
 import os
 import resource
+import sys
 
 from .errors import OptionError
 
@@ -51,11 +52,16 @@ def frugal_threads() -> None:
     """Make this process's threads cheap in address space, as a command under ``ulimit -v`` needs: one malloc arena
     for all threads (glibc otherwise reserves 64 MiB per thread that allocates, and a thread that cannot get its
     memory aborts the process with exit code 127), and single-threaded BLAS (stormcf's kernels are sparse; OpenBLAS
-    would start its threads again after every fork of a Storm check)."""
+    would start its threads again after every fork of a Storm check): OpenBLAS reads ``OPENBLAS_NUM_THREADS`` when
+    numpy loads it, which a command does after this (the command line imports no numpy); where numpy is loaded
+    already (``stormcf.cli.main`` called from Python), threadpoolctl limits it."""
     try:
         ctypes.CDLL(None).mallopt(-8, 1)          # M_ARENA_MAX
     except (OSError, AttributeError):
         pass
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if "numpy" not in sys.modules:
+        return
     try:
         from threadpoolctl import threadpool_limits
         threadpool_limits(1)

@@ -16,8 +16,6 @@ Nothing in this module imports stormpy; :mod:`stormcf.storm` builds these object
 from __future__ import annotations
 
 import dataclasses
-import string
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
@@ -26,11 +24,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from . import naming as _naming
 from .errors import ModelError, PropertyError, StateError
-
-#: labels Storm adds by itself; they are kept but never used to name states
-RESERVED_LABELS = frozenset({"init", "deadlock"})
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_+\-]*$")
+from .naming import user_labels
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -192,6 +188,10 @@ class ExplicitModel:
     def decision_states(self) -> np.ndarray:
         """Boolean mask of the states with two or more enabled choices (the |S| of the distances d1)."""
         return _frozen(self.choice_counts >= 2)
+
+    @property
+    def n_decision_states(self) -> int:
+        return int(self.decision_states.sum())
 
     def choices(self, state: int) -> range:
         return range(int(self.row_groups[state]), int(self.row_groups[state + 1]))
@@ -406,62 +406,18 @@ class ExplicitModel:
         return int(hits[0])
 
     def state_name(self, state: int) -> str:
-        """A human-readable name of a state, following ``self.naming``."""
-        scheme = self.naming
-        if scheme == "index":
-            return f"state {state}"
-        if scheme == "labels":
-            names = [k for k, m in self.labels.items()
-                     if m[state] and k not in RESERVED_LABELS and _IDENTIFIER.match(k)]
-            if names:
-                return ",".join(sorted(names))
-        elif "{" in scheme:
-            try:
-                return scheme.format_map(self.valuation(state))
-            except (KeyError, ValueError, IndexError) as err:
-                raise ModelError(f"state naming template {scheme!r} does not fit the variables "
-                                 f"({', '.join(self.variables)}): {err}") from None
-        return self.valuation_text(state)
+        """A human-readable name of a state, following ``self.naming`` (:func:`stormcf.naming.state_name`)."""
+        labels = (k for k, m in self.labels.items() if m[state]) if self.naming == "labels" else ()
+        return _naming.state_name(self.naming, state, self.valuation(state), labels)
 
     def valuation_text(self, state: int) -> str:
         """PRISM-style valuation text ``s=3 & d=0`` (Booleans as ``b`` / ``!b``)."""
-        if not self.variables:
-            return f"state {state}"
-        parts = []
-        for var, value in self.valuation(state).items():
-            parts.append((var if value else f"!{var}") if isinstance(value, bool) else f"{var}={value}")
-        return " & ".join(parts)
+        return _naming.valuation_text(state, self.valuation(state))
 
     def with_naming(self, naming: str) -> "ExplicitModel":
-        """The same model (arrays shared) with another state-naming scheme. A template names variables only
-        (``{s}``, ``{s:>3}``): no attribute access, no indexing, no other names."""
-        if naming not in ("valuation", "labels", "index") and "{" not in naming:
-            raise ModelError(f"unknown state naming {naming!r}: use valuation, labels, index or a template like "
-                             "'{s}'")
-        if "{" in naming:
-            self._check_template(naming)
+        """The same model (arrays shared) with another state-naming scheme (:func:`stormcf.naming.check_naming`)."""
+        _naming.check_naming(naming, self.variables, self.valuation(self.initial_state))
         return dataclasses.replace(self, naming=naming)
-
-    def _check_template(self, template: str) -> None:
-        """Refuse a state-naming template with a field that is not a variable of the model, or that does not format
-        the initial state's values."""
-        prefix = f"state naming template {template!r} does not fit the variables ({', '.join(self.variables)})"
-        try:
-            fields = [(name, spec) for _, name, spec, _ in string.Formatter().parse(template) if name is not None]
-        except ValueError as err:
-            raise ModelError(f"{prefix}: {err}") from None
-        for name, spec in fields:
-            if name not in self.variables:
-                what = ("positional fields are not allowed" if name == "" or name.isdigit() else
-                        f"'{{{name}}}': attribute access and indexing are not allowed" if re.search(r"[.\[]", name)
-                        else f"'{name}' is not a variable of the model")
-                raise ModelError(f"{prefix}: {what}")
-            if spec and "{" in spec:
-                raise ModelError(f"{prefix}: nested fields are not allowed")
-        try:
-            template.format_map(self.valuation(self.initial_state))
-        except (ValueError, TypeError) as err:
-            raise ModelError(f"{prefix}: {err}") from None
 
     # -------------------------------------------------------------------------------------------- labels
     def label(self, name: str) -> np.ndarray:
@@ -479,7 +435,7 @@ class ExplicitModel:
     @property
     def user_labels(self) -> list[str]:
         """The labels a model author wrote (no ``init``/``deadlock``, no expression labels of properties)."""
-        return sorted(k for k in self.labels if k not in RESERVED_LABELS and _IDENTIFIER.match(k))
+        return user_labels(self.labels)
 
     def reward_model(self, name: str | None = None) -> RewardModel:
         if name is None:
@@ -554,7 +510,7 @@ class ExplicitModel:
             "states": self.n_states,
             "choices": self.n_choices,
             "transitions": self.n_transitions,
-            "decision_states": int(self.decision_states.sum()),
+            "decision_states": self.n_decision_states,
             "initial_state": self.valuation(self.initial_state) if self.variables else self.initial_state,
             "labels": self.user_labels,
             "actions": sorted(a for a in self.action_names if a),

@@ -28,14 +28,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
-
-import numpy as np
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from . import interrupt
 from .errors import OutputError, cannot_write
 from .files import opened_as, written_in_place
-from .model import ExplicitModel
+
+if TYPE_CHECKING:
+    from .model import ExplicitModel
 
 #: version of the JSON shape; bumped when a key changes meaning or disappears
 SCHEMA = "stormcf/1"
@@ -65,12 +65,35 @@ STATUSES = {
 }
 
 
-def model_summary(model: ExplicitModel | None) -> dict[str, Any] | None:
+class ModelSizes(Protocol):
+    """What every document says of its model: an :class:`~stormcf.model.ExplicitModel`, or the facts ``info`` reads
+    from Storm's model (:class:`~stormcf.modelinfo.ModelFacts`)."""
+
+    @property
+    def source(self) -> str: ...
+
+    @property
+    def model_type(self) -> str: ...
+
+    @property
+    def n_states(self) -> int: ...
+
+    @property
+    def n_choices(self) -> int: ...
+
+    @property
+    def n_transitions(self) -> int: ...
+
+    @property
+    def n_decision_states(self) -> int: ...
+
+
+def model_summary(model: ModelSizes | None) -> dict[str, Any] | None:
     """The model's identity and sizes, as every JSON document carries them."""
     if model is None:
         return None
     return {"source": model.source, "type": model.model_type, "states": model.n_states, "choices": model.n_choices,
-            "transitions": model.n_transitions, "decision_states": int(model.decision_states.sum())}
+            "transitions": model.n_transitions, "decision_states": model.n_decision_states}
 
 
 class Report(ABC):
@@ -95,7 +118,7 @@ class Report(ABC):
         def timings(self) -> Mapping[str, float]: ...
 
         @property
-        def model(self) -> ExplicitModel | None: ...
+        def model(self) -> ModelSizes | None: ...
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Results keep the short :meth:`__repr__` below: set on each subclass before ``@dataclass`` would replace
@@ -175,13 +198,14 @@ def to_json_data(x: Any) -> Any:
         return {str(k): to_json_data(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return [to_json_data(v) for v in x]
-    if isinstance(x, np.ndarray):
+    np = sys.modules.get("numpy")           # numpy values exist only once numpy is imported (``info`` imports none)
+    if np is not None and isinstance(x, (np.ndarray, np.generic)):
         return to_json_data(x.tolist())
-    if isinstance(x, (bool, np.bool_)):
-        return bool(x)
-    if isinstance(x, (int, np.integer)):
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, int):
         return int(x)
-    if isinstance(x, (float, np.floating)):
+    if isinstance(x, float):
         x = float(x)
         return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
     if isinstance(x, Fraction):
@@ -297,6 +321,7 @@ def write_text(text: str, out: str | os.PathLike) -> None:
 
 def write_npz(out: str | os.PathLike, **arrays: Any) -> None:
     """numpy arrays to the compressed ``.npz`` file ``out``, atomically, under exactly that name."""
+    import numpy as np
     with atomic_file(out, "wb") as f:
         np.savez_compressed(f, **arrays)
 

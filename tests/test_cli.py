@@ -132,7 +132,7 @@ def test_internal_error_exits_1(monkeypatch, cli):
 
     def boom(args):
         raise RuntimeError("unexpected")
-    monkeypatch.setattr(info, "model_from_args", boom)
+    monkeypatch.setattr(info, "facts_from_args", boom)
     code, out, err = cli("info", LOAN)
     assert code == 1 and "internal error" in err and "Traceback" not in err
 
@@ -155,7 +155,7 @@ def test_running_out_of_memory_as_the_temporary_folder_is_removed_adds_no_second
     def out_of_memory(args):
         raise MemoryError
     monkeypatch.setattr(interrupt, "scratch_folder", scratch_folder_without_memory_at_exit)
-    monkeypatch.setattr(info, "model_from_args", out_of_memory)
+    monkeypatch.setattr(info, "facts_from_args", out_of_memory)
     code, out, err = cli("info", LOAN)
     assert code == 2 and err.startswith("stormcf: error: out of memory") and err.count("\n") == 1 and out == ""
     monkeypatch.undo()

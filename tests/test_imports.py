@@ -17,12 +17,12 @@ PACKAGES = ("stormcf", "stormcf.batch", "stormcf.counterfactual", "stormcf.count
             "stormcf.storm")
 
 
-def imported_by(code: str) -> set[str]:
-    """The top-level modules a fresh interpreter has imported after running ``code``."""
-    done = subprocess.run([sys.executable, "-c", f"{code}\nimport json, sys\n"
-                           "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"],
+def imported_by(code: str, top_level: bool = True) -> set[str]:
+    """The (top-level) modules a fresh interpreter has imported after running ``code``."""
+    done = subprocess.run([sys.executable, "-c", f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"],
                           check=True, capture_output=True, text=True)
-    return set(json.loads(done.stdout.splitlines()[-1]))
+    modules = json.loads(done.stdout.splitlines()[-1])
+    return {m.split(".")[0] for m in modules} if top_level else set(modules)
 
 
 @pytest.mark.parametrize("code", ["import stormcf.cli", "from stormcf.cli import build_parser\nbuild_parser()"])
@@ -108,3 +108,17 @@ def test_no_module_uses_another_modules_private_names():
     (``from .handle import storm_message``, not ``_storm_message``), and the test names every use that is not."""
     found = import_graph.private_names()
     assert not found, "private names used across modules:\n" + "\n".join(found)
+
+
+def test_info_imports_neither_numpy_nor_scipy():
+    """``stormcf info`` reads its facts straight from Storm's model (issue 34): no explicit model, so neither numpy
+    nor scipy, nor the plugins' entry points (``importlib.metadata``) for one of stormcf's own commands."""
+    from stormcf import example_path
+    modules = imported_by("import contextlib, io\nfrom stormcf.cli import main\n"
+                          "with contextlib.redirect_stdout(io.StringIO()):\n"
+                          f"    assert main(['info', {str(example_path('loan.prism'))!r}, '--json', '-']) == 0",
+                          top_level=False)
+    top = {m.split(".")[0] for m in modules}
+    assert "stormpy" in top
+    assert not top & {"numpy", "scipy", "joblib", "threadpoolctl", *HEAVY}, top & {"numpy", "scipy", *HEAVY}
+    assert "importlib.metadata" not in modules

@@ -20,7 +20,7 @@ if TYPE_CHECKING:       # the command line imports the analyses (numpy, Storm, j
     from ..analysis import Analysis
     from ..batch import BatchSummary, Item, ModelFile, Source
     from ..model import ExplicitModel
-    from ..report import Report
+    from ..report import ModelSizes, Report
 
 #: exit code of a batch in which some item failed (its document has status "error" and says why)
 ITEMS_FAILED = 4
@@ -258,9 +258,9 @@ def emit(result: Report, args: argparse.Namespace, plot: Callable[[Report, str],
             print(f"plot written to {args.plot}" + ("" if Path(args.plot).suffix else f" ({fmt.upper()})"))
 
 
-def model_line(model: ExplicitModel) -> str:
+def model_line(model: ModelSizes) -> str:
     return (f"{model.source}: {model.model_type.upper()} with {model.n_states} states, {model.n_choices} choices, "
-            f"{model.n_transitions} transitions ({int(model.decision_states.sum())} decision states)")
+            f"{model.n_transitions} transitions ({model.n_decision_states} decision states)")
 
 
 #: the longest time limit, in seconds (about 31 years): Python's timers overflow beyond 2^63 ns (9.2e9 s)

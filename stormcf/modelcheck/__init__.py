@@ -10,57 +10,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-import numpy as np
-
 from .. import storm
 from ..errors import PropertyError
 from ..examples import read_text
 from ..model import ExplicitModel
+from ..modelinfo import ModelInfo as ModelInfo     # what ``info`` answers: its own module imports no numpy
 from ..properties import Property, require_distinct_names
 from ..report import Report
 from ..strategy import Strategy
 from ..verify import Check, StateValues, check_model, check_strategy
-
-
-@dataclass(frozen=True, eq=False)
-class ModelInfo(Report):
-    """Sizes and vocabulary of a model (``stormcf info``)."""
-
-    command = "info"
-    model: ExplicitModel
-    status = "ok"
-    checks: Sequence[Check] = ()
-
-    @property
-    def timings(self) -> dict[str, float]:
-        """Loading the model: Storm's parsing and building, stormcf's extraction."""
-        return storm.load_timings(self.model)
-
-    def payload(self) -> dict[str, Any]:
-        summary = self.model.summary()
-        for key in ("source", "type", "states", "choices", "transitions", "decision_states"):
-            summary.pop(key)
-        return summary
-
-    def text(self) -> str:
-        m, summary = self.model, self.model.summary()
-        variables = ", ".join(f"{v} in [{lo}, {hi}]" for v, (lo, hi) in summary["variables"].items()) or "none"
-        rewards = [f'"{k}" ({", ".join(parts)} rewards)' for k, parts in summary["reward_models"].items()]
-        return "\n".join([f"initial state: {m.state_name(m.initial_state)}",
-                          f"variables:     {variables}",
-                          "labels:        " + (", ".join(f'"{k}"' for k in summary["labels"]) or "none"),
-                          "actions:       " + (", ".join(summary["actions"]) or "none"),
-                          "choice names:  " + _choice_naming(m),
-                          "reward models: " + (", ".join(rewards) or "none")])
-
-
-def _choice_naming(model: ExplicitModel) -> str:
-    shared = np.flatnonzero(model.shared_action_states)
-    if not shared.size:
-        return "the action names (no state has two choices of one action)"
-    s = int(shared[0])
-    return (f"{shared.size} state(s) have several choices of one action, named a#0, a#1, ... in Storm's order "
-            f"(e.g. {', '.join(model.enabled_actions(s))} in state {model.state_name(s)})")
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,21 +6,19 @@ import json
 import resource
 import tarfile
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 import stormpy
 import stormpy.io as _sio
-from stormpy.developer import storage as _storage
 
 from stormpy.models import SparseRewardModel
 
 from ..errors import ModelError, OutputError, StormcfError
 from ..interrupt import temporary_directory
 from ..model import ExplicitModel, RewardModel
-from .handle import StormHandle, bitvector_mask, copy_model, storm_message
+from .handle import Build, bitvector_mask, copy_model, state_variables, storm_message
 from .rewards import transition_rewards
 
 
@@ -152,36 +150,10 @@ def arrays_by_iteration(model) -> dict:
 
 
 def valuation_arrays(model, description=None) -> dict[str, np.ndarray]:
-    """The state variables' values in every state. JANI's transient variables (labels, rewards) are not state
-    variables and are left out."""
-    if not model.has_state_valuations():
-        return {}
-    transient = set()
-    if isinstance(description, _storage.JaniModel):
-        variables = [v for a in description.automata for v in a.variables] + list(description.global_variables)
-        transient = {v.name for v in variables if v.is_transient}
-    sv = model.state_valuations
-    out = {}
-    for var in sv.get_all_variables():
-        if var.name in transient:
-            continue
-        if var.has_boolean_type():
-            out[var.name] = np.array(sv.get_values_states(var), dtype=bool)
-        elif var.has_integer_type():
-            out[var.name] = np.array(sv.get_values_states(var), dtype=np.int64)
-        else:
-            out[var.name] = np.array(sv.get_double_values(var), dtype=float)
-    return out
-
-
-@dataclass
-class Build:
-    """What loading a model file gives the extraction: Storm's build and the PRISM transition-reward items Storm
-    could not build (with the names stormcf gave unlabelled commands, to which ``[]`` items apply)."""
-
-    handle: StormHandle
-    transition_items: dict = field(default_factory=dict)
-    unlabelled: set = field(default_factory=set)
+    """The state variables' values in every state (:func:`~stormcf.storm.facts.state_variables`) as arrays."""
+    dtypes = {bool: bool, int: np.int64, float: float}
+    return {name: np.array(values, dtype=dtypes[kind])
+            for name, (kind, values) in state_variables(model, description).items()}
 
 
 def explicit_model(build: Build, arrays: dict, source: str, naming: str) -> ExplicitModel:

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-import numpy as np
 from stormpy import Rational
 from stormpy.datastructures import BitVector
+from stormpy.developer import storage as _storage
 from stormpy.models import SparseDtmc, SparseMdp, SparseModelComponents, StateLabeling
 
 from ..limits import is_out_of_memory
+
+if TYPE_CHECKING:       # numpy is imported where masks are made: loading a model for ``info`` needs none
+    import numpy as np
 
 
 @dataclass(eq=False)
@@ -32,6 +35,16 @@ class StormHandle:
     exact_rewards: dict = field(default_factory=dict)   # its reward models: name -> (state, choice rewards), Fractions
     copies: dict = field(default_factory=dict)    # exact (bool) -> the bridge's labelled copy of that model
     timings: dict = field(default_factory=dict)   # loading a file: phase (parse, build, extract) -> seconds
+
+
+@dataclass
+class Build:
+    """What loading a model file gives the extraction: Storm's build and the PRISM transition-reward items Storm
+    could not build (with the names stormcf gave unlabelled commands, to which ``[]`` items apply)."""
+
+    handle: StormHandle
+    transition_items: dict = field(default_factory=dict)
+    unlabelled: set = field(default_factory=set)
 
 
 def labelled_model(handle: StormHandle, labels: Mapping[str, np.ndarray], exact: bool = False):
@@ -75,6 +88,7 @@ def _value_type(model):
 
 def set_labels(labeling, labels: Mapping[str, np.ndarray], n: int) -> None:
     """Set (add or overwrite) state labels of a Storm labelling from boolean masks."""
+    import numpy as np
     for name, mask in labels.items():
         if not labeling.contains_label(name):
             labeling.add_label(name)
@@ -93,6 +107,30 @@ def storm_message(text: str | BaseException) -> str:
 
 def bitvector_mask(bitvector, n: int) -> np.ndarray:
     """The states of a Storm bit vector as a boolean mask over ``n`` states."""
+    import numpy as np
     mask = np.zeros(n, dtype=bool)
     mask[np.fromiter(iter(bitvector), dtype=np.int64)] = True
     return mask
+
+
+def state_variables(model, description=None) -> dict[str, tuple[type, list]]:
+    """The state variables' values in every state, as Storm lists them, with their Python type (``bool``, ``int``
+    or ``float``). JANI's transient variables (labels, rewards) are not state variables and are left out."""
+    if not model.has_state_valuations():
+        return {}
+    transient = set()
+    if isinstance(description, _storage.JaniModel):
+        variables = [v for a in description.automata for v in a.variables] + list(description.global_variables)
+        transient = {v.name for v in variables if v.is_transient}
+    sv = model.state_valuations
+    out: dict[str, tuple[type, list]] = {}
+    for var in sv.get_all_variables():
+        if var.name in transient:
+            continue
+        if var.has_boolean_type():
+            out[var.name] = (bool, sv.get_values_states(var))
+        elif var.has_integer_type():
+            out[var.name] = (int, sv.get_values_states(var))
+        else:
+            out[var.name] = (float, sv.get_double_values(var))
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 import stormpy
 import stormpy.io as _sio
@@ -13,13 +13,15 @@ from stormpy.developer import storage as _storage
 from ..errors import ConstantsError, ModelError
 from ..examples import resolve_file
 from ..limits import STORM_BUILD_HEADROOM, THREAD_STACK, require_headroom
-from ..model import ExplicitModel
-from .extract import Build, arrays_by_iteration, arrays_by_umb, explicit_model
 from . import precheck
-from .handle import StormHandle, storm_message
+from .handle import Build, StormHandle, storm_message
 from .isolate import in_thread
 from .rewards import transition_reward_items
 
+if TYPE_CHECKING:       # the extraction (numpy, scipy) is imported when a model is extracted: not for ``info``
+    from ..model import ExplicitModel
+
+T = TypeVar("T")
 
 def storm_version() -> str:
     import stormpy.info
@@ -48,17 +50,36 @@ def load_model(path: str | Path, constants: str | Mapping[str, Any] | None = Non
     within the active deadline (:func:`~stormcf.storm.isolate.in_thread`).
     """
     shown = str(path) if shown_as is None else shown_as
-    require_headroom(STORM_BUILD_HEADROOM + THREAD_STACK, "Storm's model builder")   # its thread's stack too
-    return in_thread(lambda: _load_model(path, constants, naming, extraction, shown), f"loading {shown}")
+    return in_loading_thread(lambda: _load_model(path, constants, naming, extraction, shown), shown)
+
+
+def in_loading_thread(load: Callable[[], T], shown: str) -> T:
+    """``load()`` in a thread of its own within the active deadline (:func:`~stormcf.storm.isolate.in_thread`),
+    refused first when the memory left cannot hold Storm's builder and that thread's stack."""
+    require_headroom(STORM_BUILD_HEADROOM + THREAD_STACK, "Storm's model builder")
+    return in_thread(load, f"loading {shown}")
 
 
 def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, naming: str,
                 extraction: str, shown_as: str) -> ExplicitModel:
+    from .extract import arrays_by_iteration, arrays_by_umb, explicit_model
+    build, timings = build_file(path, constants, shown_as)
+    tick, cpu = time.perf_counter(), time.thread_time()
+    arrays = arrays_by_umb(build.handle.model) if extraction == "umb" else arrays_by_iteration(build.handle.model)
+    model = explicit_model(build, arrays, model_source(shown_as, constants), naming)
+    timings["extract"], timings["extract_cpu"] = time.perf_counter() - tick, time.thread_time() - cpu
+    build.handle.timings.update(timings)
+    return model
+
+
+def build_file(path: str | Path, constants: str | Mapping[str, Any] | None, shown_as: str) -> tuple[Build, dict]:
+    """Storm's parse and build of a model file (in the calling thread) and the seconds they took: ``parse``,
+    ``build`` (wall clock) and ``parse_cpu``, ``build_cpu`` (this thread's CPU: Storm computes in it)."""
     name = shown_as                       # messages name the file as the user gave it
     file = resolve_file(path)
     suffix = file.suffix.lower()
     build: Build
-    tick, cpu = time.perf_counter(), time.thread_time()      # this thread's CPU: Storm computes in it
+    tick, cpu = time.perf_counter(), time.thread_time()
     timings = {}
     if suffix == ".drn":
         if constants:
@@ -74,14 +95,14 @@ def _load_model(path: str | Path, constants: str | Mapping[str, Any] | None, nam
         timings["parse"], tick = time.perf_counter() - tick, time.perf_counter()
         timings["parse_cpu"], cpu = time.thread_time() - cpu, time.thread_time()
         build = _build(description, name, file.read_bytes().decode("utf-8", "replace") if suffix != ".jani" else "")
-    timings["build"], tick = time.perf_counter() - tick, time.perf_counter()
-    timings["build_cpu"], cpu = time.thread_time() - cpu, time.thread_time()
-    arrays = arrays_by_umb(build.handle.model) if extraction == "umb" else arrays_by_iteration(build.handle.model)
-    source = Path(name).name + (f" ({constants_text(constants)})" if constants else "")
-    model = explicit_model(build, arrays, source, naming)
-    timings["extract"], timings["extract_cpu"] = time.perf_counter() - tick, time.thread_time() - cpu
-    build.handle.timings.update(timings)
-    return model
+    timings["build"] = time.perf_counter() - tick
+    timings["build_cpu"] = time.thread_time() - cpu
+    return build, timings
+
+
+def model_source(shown_as: str, constants: str | Mapping[str, Any] | None) -> str:
+    """The model's source in messages and documents: the file's name and the constants, ``loan.prism (N=3)``."""
+    return Path(shown_as).name + (f" ({constants_text(constants)})" if constants else "")
 
 
 def load_timings(model: ExplicitModel, cpu: bool = False) -> dict[str, float]:

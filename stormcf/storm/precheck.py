@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Mapping, Sequence, cast
 
-import numpy as np
 from ..errors import ConstantsError, ModelError, PropertyError, StormcfError
 
 #: the deepest nesting of parentheses/brackets accepted in a model file or a property (Storm's parser overflows
@@ -44,7 +43,6 @@ _TOKEN = re.compile(r"""
 #: the operators whose chains make Storm's formula trees deep (comparisons end a chain)
 _CHAINING = {"<=>", "=>", "&", "|", "+", "-", "*", "/"}
 _OPENING, _CLOSING = "([{", ")]}"
-_OPEN_BYTES, _CLOSE_BYTES = np.frombuffer(b"([{", dtype=np.uint8), np.frombuffer(b")]}", dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -342,9 +340,14 @@ def _is_zero(number: str) -> bool:
 
 
 def _check_depth(code: str, where: str) -> None:
-    """:func:`check_nesting` of a whole text, by a vectorised count (tokens only where the text is too deep)."""
+    """:func:`check_nesting` of a whole text, by a vectorised count (tokens only where the text is too deep). A text
+    with at most MAX_NESTING opening brackets cannot be deeper (a small model: no numpy for ``info``)."""
+    if sum(map(code.count, _OPENING)) <= MAX_NESTING:
+        return
+    import numpy as np
     data = np.frombuffer(code.encode("utf-8", "replace"), dtype=np.uint8)
-    step = np.isin(data, _OPEN_BYTES).astype(np.int32) - np.isin(data, _CLOSE_BYTES).astype(np.int32)
+    opening, closing = np.frombuffer(_OPENING.encode(), np.uint8), np.frombuffer(_CLOSING.encode(), np.uint8)
+    step = np.isin(data, opening).astype(np.int32) - np.isin(data, closing).astype(np.int32)
     if step.size and int(np.cumsum(step).max()) > MAX_NESTING:
         check_nesting(tokens(code), where)
 

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
-
-import numpy as np
-import scipy.sparse as sp
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import ModelError, PropertyError
-from ..model import ExplicitModel
-from ..properties import Property
-from .expressions import evaluate, parse_expression
+
+if TYPE_CHECKING:       # loading a model without transition-reward items (``info``) imports no numpy
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ..model import ExplicitModel
+    from ..properties import Property
 
 _BLOCK = re.compile(r'^rewards(?: "([^"]*)")?\s*$(.*?)^endrewards\s*$', re.MULTILINE | re.DOTALL)
 #: a reward structure in a PRISM file as written (anywhere on a line; a comment may make it start early, never late)
@@ -48,6 +49,7 @@ def transition_reward_items(program, file_text: str | None = None) -> dict[str, 
     (half a second for 10^4 commands) only when a reward structure of the file may hold such an item."""
     if not program.reward_models or (file_text is not None and not _may_have_items(file_text)):
         return {}
+    from .expressions import parse_expression
     text = str(program.substitute_formulas().substitute_constants())
     items: dict[str, list[TransitionRewardItem]] = {}
     for name, body in _BLOCK.findall(text):
@@ -86,6 +88,9 @@ def transition_rewards(items: Sequence[TransitionRewardItem], P: sp.csr_matrix, 
                        valuations: Mapping[str, np.ndarray]) -> np.ndarray:
     """One reward per transition (aligned with ``P.data``): the sum of the items that apply to it. ``unlabelled``
     are the action names stormcf gave unlabelled commands (the ``[]`` items apply to them)."""
+    import numpy as np
+
+    from .expressions import evaluate
     n = P.shape[1]
     rows = np.repeat(np.arange(P.shape[0]), np.diff(P.indptr))
     sources = np.repeat(np.arange(n), np.diff(row_groups))[rows]
