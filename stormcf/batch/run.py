@@ -591,6 +591,42 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
             yield words
 
 
+#: Dask's settings for the processes of a cluster that runs batches (:func:`local_cluster` sets them; a user who
+#: starts a cluster sets them in its configuration, docs/batches.md). Dask's defaults cost a batch of icfmdp items on
+#: Sepsis about half again the CPU of the same items in plain processes (issue 34): the nannies start every worker
+#: with ``MALLOC_TRIM_THRESHOLD_`` set, which turns off glibc's adaptive mmap threshold, so that every array above
+#: 128 KiB is mapped, zeroed and unmapped anew (+37% CPU and twice the page faults on the same items in a plain
+#: process); each worker samples every thread's stack every 10 ms (the profiler) and every scheduler, nanny and
+#: worker checks its event loop every 20 ms, so that an idle two-worker cluster burns 5-6 CPU s a minute (0.9 s
+#: with these settings).
+LEAN_DASK = {
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.scheduler.work-stealing": False,               # joblib hands out a few chunks at a time
+    "distributed.scheduler.active-memory-manager.start": False,  # a chunk's documents are its only data
+    "distributed.client.scheduler-info-interval": "10s",
+    "distributed.deploy.cluster-repr-interval": "10s",
+}
+
+
+@contextmanager
+def local_cluster(workers: int) -> Iterator[Any]:
+    """A Dask cluster on this machine for batches (``distributed.LocalCluster``, needs ``stormcf[dask]``):
+    ``workers`` worker processes of one thread each (Storm is not thread-safe), no dashboard, with the settings
+    :data:`LEAN_DASK` while it runs. Connect with ``Client(cluster)`` or pass ``cluster.scheduler_address`` to
+    :func:`backend`."""
+    import dask.config
+    from distributed import LocalCluster
+    here = {"dashboard_address": "127.0.0.1:0"}     # the scheduler's HTTP server (health checks): any free port
+    with dask.config.set(LEAN_DASK), LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                  dashboard_address=None, scheduler_kwargs=here,
+                                                  silence_logs=40) as cluster:
+        yield cluster
+
+
 def _worker_started(parent: int) -> None:
     """A loky worker of a batch dies with the batch's process ``parent`` (a batch ended from outside, e.g. at its
     time limit, leaves no worker behind), also when that ended while the worker started; a Ctrl-C still reaches
