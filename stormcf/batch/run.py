@@ -28,7 +28,8 @@ Parallelism is joblib's: ``workers=N`` runs N loky processes; ``workers=None`` f
 ``parallel_config`` (e.g. ``backend="dask"`` on a ``distributed.Client``), and outside one runs serially in this
 process. stormpy objects cannot be pickled, so workers receive the source, build the shared object once per process
 (:func:`shared`, cached) and send back plain JSON documents. Within one process tasks run one at a time (Storm is not
-thread-safe), so Dask workers are best started with one thread each (``--nthreads 1``).
+thread-safe), so Dask workers are best started with one thread each (``--nthreads 1``) and the settings
+:data:`LEAN_DASK` (:func:`local_cluster` starts such a cluster on this machine).
 """
 from __future__ import annotations
 
@@ -592,10 +593,10 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
 
 
 #: Dask's settings for the processes of a cluster that runs batches (:func:`local_cluster` sets them; a user who
-#: starts a cluster sets them in its configuration, docs/batches.md). Dask's defaults cost a batch of icfmdp items on
-#: Sepsis about half again the CPU of the same items in plain processes (issue 34): the nannies start every worker
+#: starts a cluster sets them in its configuration, docs/batches.md). With Dask's defaults a batch of icfmdp items on
+#: Sepsis took 1.9x the CPU of the serial batch, 1.17x with these (issue 34): the nannies start every worker
 #: with ``MALLOC_TRIM_THRESHOLD_`` set, which turns off glibc's adaptive mmap threshold, so that every array above
-#: 128 KiB is mapped, zeroed and unmapped anew (+37% CPU and twice the page faults on the same items in a plain
+#: 128 KiB is mapped, zeroed and unmapped anew (+35-38% CPU and twice the page faults on the same items in a plain
 #: process); each worker samples every thread's stack every 10 ms (the profiler) and every scheduler, nanny and
 #: worker checks its event loop every 20 ms, so that an idle two-worker cluster burns 5-6 CPU s a minute (0.9 s
 #: with these settings).
