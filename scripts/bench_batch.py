@@ -42,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import defaultdict
 from pathlib import Path
 
 from joblib import parallel_config
@@ -157,7 +158,7 @@ def main() -> None:
                     continue
                 seconds = dict.fromkeys(modes, 0.0)
                 cpu = dict.fromkeys(modes, 0.0)
-                parts: dict[str, float] = {}
+                parts: defaultdict[str, float] = defaultdict(float)    # Dask's CPU seconds by part
                 results: dict[str, list[str]] = {mode: [] for mode in modes}
                 for r in range(args.rounds):
                     part = items[r::args.rounds]
@@ -177,10 +178,8 @@ def main() -> None:
                         if mode == "dask":
                             cpu[mode] += total
                             for key, value in spent.items():
-                                parts[key] = parts.get(key, 0.0) + value
-                            parts["this process, other threads (the batch, joblib)"] = (
-                                parts.get("this process, other threads (the batch, joblib)", 0.0) + total
-                                - sum(spent.values()))
+                                parts[key] += value
+                            parts["this process, other threads (the batch, joblib)"] += total - sum(spent.values())
                         else:                       # the idle cluster's CPU is nobody's
                             cpu[mode] += total - sum(spent.values())
                             idle[0] += sum(spent.values())
