@@ -22,7 +22,7 @@ On a Dask cluster, the same with joblib's configuration::
 from .._lazy import lazy_exports
 
 _EXPORTS = {**dict.fromkeys(["BatchRun", "Budget", "ModelFile", "Outcome", "Source", "Spool", "backend", "chunks",
-                             "read_jsonl", "run_batch", "run_chunk", "run_item", "shared"], ".run"),
+                             "local_cluster", "read_jsonl", "run_batch", "run_chunk", "run_item", "shared"], ".run"),
             **dict.fromkeys(["BatchOutput", "BatchSummary"], ".output"),
             **dict.fromkeys(["FilePin", "Item", "ItemError"], "stormcf.items")}   # the analyses' vocabulary
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)   # public name -> submodule, imported on first use

@@ -28,7 +28,8 @@ Parallelism is joblib's: ``workers=N`` runs N loky processes; ``workers=None`` f
 ``parallel_config`` (e.g. ``backend="dask"`` on a ``distributed.Client``), and outside one runs serially in this
 process. stormpy objects cannot be pickled, so workers receive the source, build the shared object once per process
 (:func:`shared`, cached) and send back plain JSON documents. Within one process tasks run one at a time (Storm is not
-thread-safe), so Dask workers are best started with one thread each (``--nthreads 1``).
+thread-safe), so Dask workers are best started with one thread each (``--nthreads 1``) and the settings
+:data:`LEAN_DASK` (:func:`local_cluster` starts such a cluster on this machine).
 """
 from __future__ import annotations
 
@@ -589,6 +590,42 @@ def backend(name: str = "loky", workers: int | None = None, scheduler: str | Non
             words = f"dask at {scheduler}, {jobs} of {threads} worker threads"
         with parallel_config(backend="dask", n_jobs=jobs):
             yield words
+
+
+#: Dask's settings for the processes of a cluster that runs batches (:func:`local_cluster` sets them; a user who
+#: starts a cluster sets them in its configuration, docs/batches.md). With Dask's defaults a batch of icfmdp items on
+#: Sepsis took 1.9x the CPU of the serial batch, 1.17x with these (issue 34): the nannies start every worker
+#: with ``MALLOC_TRIM_THRESHOLD_`` set, which turns off glibc's adaptive mmap threshold, so that every array above
+#: 128 KiB is mapped, zeroed and unmapped anew (+35-38% CPU and twice the page faults on the same items in a plain
+#: process); each worker samples every thread's stack every 10 ms (the profiler) and every scheduler, nanny and
+#: worker checks its event loop every 20 ms, so that an idle two-worker cluster burns 5-6 CPU s a minute (0.9 s
+#: with these settings).
+LEAN_DASK = {
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+    "distributed.scheduler.work-stealing": False,               # joblib hands out a few chunks at a time
+    "distributed.scheduler.active-memory-manager.start": False,  # a chunk's documents are its only data
+    "distributed.client.scheduler-info-interval": "10s",
+    "distributed.deploy.cluster-repr-interval": "10s",
+}
+
+
+@contextmanager
+def local_cluster(workers: int) -> Iterator[Any]:
+    """A Dask cluster on this machine for batches (``distributed.LocalCluster``, needs ``stormcf[dask]``):
+    ``workers`` worker processes of one thread each (Storm is not thread-safe), no dashboard, with the settings
+    :data:`LEAN_DASK` while it runs. Connect with ``Client(cluster)`` or pass ``cluster.scheduler_address`` to
+    :func:`backend`."""
+    import dask.config
+    from distributed import LocalCluster
+    here = {"dashboard_address": "127.0.0.1:0"}     # the scheduler's HTTP server (health checks): any free port
+    with dask.config.set(LEAN_DASK), LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                  dashboard_address=None, scheduler_kwargs=here,
+                                                  silence_logs=40) as cluster:
+        yield cluster
 
 
 def _worker_started(parent: int) -> None:

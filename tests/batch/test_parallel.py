@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from joblib import parallel_config
 
-from stormcf.batch import ModelFile, read_jsonl, run_batch
-from stormcf.batch.run import chunks
+from stormcf.batch import ModelFile, local_cluster, read_jsonl, run_batch
+from stormcf.batch.run import LEAN_DASK, chunks
 from stormcf.errors import ModelError, PathError
 from stormcf.explain.task import PathExplanation
 from stormcf.icfmdp import ICFMDPSettings
@@ -83,11 +83,30 @@ def test_a_bad_model_fails_a_parallel_batch(items, tmp_path):
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A Dask cluster of two single-threaded worker processes, started for these tests."""
-    import distributed  # the extra stormcf[dask], part of stormcf[all]
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as local:
+    """A Dask cluster of two single-threaded worker processes, started for these tests as stormcf starts one (the
+    extra stormcf[dask], part of stormcf[all])."""
+    with local_cluster(2) as local:
         yield local
+
+
+def lean_settings() -> dict:
+    """The settings of :data:`~stormcf.batch.run.LEAN_DASK` as Dask's configuration in this process has them."""
+    import dask.config
+    return {key: dask.config.get(key) for key in LEAN_DASK}
+
+
+def test_the_cluster_stormcf_starts_runs_with_the_lean_settings(cluster):
+    """Every worker process has the lean settings (the nannies pass on the configuration of the process where the
+    cluster started) and no glibc trim threshold of Dask's, and each setting names one of Dask's (a misspelt key
+    would silently change nothing)."""
+    import dask.config
+    from distributed import Client
+    defaults = dask.config.merge(*dask.config.defaults)
+    assert all(dask.config.get(key, None, config=defaults) not in (None, value) for key, value in LEAN_DASK.items())
+    with Client(cluster) as client:
+        assert list(client.run(lean_settings).values()) == [LEAN_DASK] * 2
+        trim = client.run(os.environ.get, "MALLOC_TRIM_THRESHOLD_")     # this process's, not Dask's 65536
+        assert list(trim.values()) == [os.environ.get("MALLOC_TRIM_THRESHOLD_")] * 2
 
 
 @pytest.mark.parametrize("name", list(TASKS))
