@@ -341,13 +341,25 @@ class Generator:
             return self._votes(np.asarray(X))
         raise GeneratorError(f"a {self.kind} generator has no CFE classes")
 
-    def action_sets(self, X: np.ndarray) -> list[tuple[int, ...]]:
-        """(na) the predicted action names: ``{a : σ(z^(a)) > 0.5}``, the argmax if that is empty."""
+    def _chosen_actions(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(na) the logits z (N, A) and the predicted actions as a mask: ``{a : σ(z^(a)) > 0.5}``, the argmax if
+        that is empty."""
         out = self._trained_network().logits(X)
         chosen = out > 0
         empty = ~chosen.any(axis=1)
         chosen[empty, out[empty].argmax(axis=1)] = True
-        return [tuple(np.flatnonzero(row).tolist()) for row in chosen]
+        return out, chosen
+
+    def action_sets(self, X: np.ndarray) -> list[tuple[int, ...]]:
+        """(na) the predicted action names: ``{a : σ(z^(a)) > 0.5}``, the argmax if that is empty."""
+        return [tuple(np.flatnonzero(row).tolist()) for row in self._chosen_actions(X)[1]]
+
+    def action_confidence(self, X: np.ndarray) -> np.ndarray:
+        """(na) per agent, the lowest sigmoid output ``σ(z^(a))`` among its predicted actions: the confidence of
+        Fig. 7a (notes §2.1: "the sigmoid output"), taken over the whole predicted set; below 1/2 only where the
+        argmax stands in for an empty set."""
+        out, chosen = self._chosen_actions(X)
+        return np.where(chosen, _sigmoid(out), np.inf).min(axis=1)
 
     def effect_vectors(self, X: np.ndarray) -> list[np.ndarray]:
         """(fa, seq2seq) the predicted effect vectors per agent, (s, n) 0/1 in the predicted order: fa's non-zero
@@ -786,6 +798,17 @@ def _exact_facts(exact: np.ndarray, test: LabelledAgents) -> dict[str, Any]:
     return out
 
 
+#: the quantiles of :func:`_quantiles`, by name
+QUANTILES = {"min": 0.0, "1%": 0.01, "10%": 0.1, "25%": 0.25, "50%": 0.5}
+
+
+def _quantiles(values: np.ndarray) -> dict[str, float] | None:
+    """The low quantiles of ``values`` (:data:`QUANTILES`, linear interpolation); None for no values."""
+    if not values.size:
+        return None
+    return {name: float(np.quantile(values, q)) for name, q in QUANTILES.items()}
+
+
 def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify: str | None = None,
              solver: str = "auto", run: Run | None = None) -> dict[str, Any]:
     """The paper's exact match with its 95% interval (per CFE size and group too, :func:`exact_match`), and what
@@ -793,7 +816,9 @@ def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify
     predictions, the optimal rate and cost ratios after the guarantees (validate, top-k by validity and cost,
     repair; ``run``, default unlimited, shows their progress and bounds them), and the inference latency. The
     full-action generators' exact match compares effect vectors (the paper's); ``snapped_exact_match`` compares the
-    catalogue actions they snap to. ``certify`` and ``solver``: see :func:`guarantee`."""
+    catalogue actions they snap to. The named-action generator's confidence (Fig. 7a, a plot only in the paper:
+    :meth:`Generator.action_confidence`) is given by its low quantiles on the agents it gets right and on the others
+    (``confidence_right``, ``confidence_wrong``). ``certify`` and ``solver``: see :func:`guarantee`."""
     inst = test.instance
     generator.check_fits(inst)
     run = run if run is not None else Run()
@@ -825,6 +850,10 @@ def evaluate(generator: Generator, test: LabelledAgents, top_k: int = 1, certify
     out = {"generator": generator.kind, **_exact_facts(exact, test)}
     if generator.kind in FULL_ACTION:
         out["snapped_exact_match"] = float(snapped.mean()) if len(test) else math.nan
+    if generator.kind == "na":
+        confidence = generator.action_confidence(test.X)
+        out["confidence_right"] = _quantiles(confidence[exact])
+        out["confidence_wrong"] = _quantiles(confidence[~exact])
     out.update({
         "valid_rate": float(valid.mean()), "feasible_mistakes": float(valid[mistakes].mean()) if mistakes.any()
         else None, "cost_ratio_valid_mean": float(ratio.mean()) if ratio.size else None,

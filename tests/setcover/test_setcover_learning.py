@@ -12,7 +12,7 @@ from stormcf.setcover.data import (agent_pool, distinct_agents, expected_pool_si
                                    generate_grouped, group_names, paper_instance, sparse_thresholds, split,
                                    LabelledAgents)
 from stormcf.setcover.family import label_agents
-from stormcf.setcover.generators import Generator, augment, evaluate, guarantee, top_classes, train
+from stormcf.setcover.generators import Generator, Network, augment, evaluate, guarantee, top_classes, train
 
 
 @pytest.fixture(scope="module")
@@ -202,6 +202,29 @@ def test_knn_votes_by_hand(small):
     gen = train("knn", data, k=3)
     x = np.array([[1] * 7 + [0, 0, 0]])            # distances 7, 2, 1, 6, 4: nearest three have (1,), (1,), (3,)
     assert gen.predict(x)[0] == [(1,)]
+
+
+def test_named_action_confidence_by_hand(small):
+    """Fig. 7a's confidence of a hand-set named-action network (no PyTorch): the lowest sigmoid output among the
+    predicted actions, the argmax's own where no output passes 1/2, split by exact match in setcover-evaluate."""
+    inst = small.instance
+    weights = np.zeros((10, 24), dtype=np.float32)
+    weights[0, 0], weights[1, 1] = 3.0, 1.5                  # feature 0 raises action 0's logit, feature 1 action 1's
+    biases = np.full(24, -3.0, dtype=np.float32)
+    biases[:2] = -1.0
+    gen = Generator("na", 10, 24, network=Network((weights,), (biases,), "sigmoid"))
+    X = np.zeros((4, 10), dtype=np.int8)
+    X[0, 0] = X[1, 0] = X[1, 1] = X[3, 0] = 1                 # logits (2, -1), (2, 0.5), (-1, -1), (2, -1)
+    sigma = [1 / (1 + math.exp(-z)) for z in (2.0, 0.5, -1.0)]
+    assert gen.action_sets(X) == [(0,), (0, 1), (0,), (0,)]
+    assert gen.action_confidence(X) == pytest.approx([sigma[0], sigma[1], sigma[2], sigma[0]], abs=1e-6)
+    test = LabelledAgents(inst, X, [(0,), (0, 1), (5,), (1,)], np.ones(4))     # right, right, wrong, wrong
+    metrics = evaluate(gen, test)
+    assert metrics["exact_match"] == 0.5
+    assert metrics["confidence_right"]["min"] == pytest.approx(sigma[1], abs=1e-6)
+    assert metrics["confidence_right"]["50%"] == pytest.approx((sigma[0] + sigma[1]) / 2, abs=1e-6)
+    assert metrics["confidence_wrong"]["min"] == pytest.approx(sigma[2], abs=1e-6)
+    assert "confidence_right" not in evaluate(train("knn", test, k=1), test)
 
 
 @given(st.integers(1, 40), st.integers(1, 60), st.integers(1, 70), st.sampled_from([3, 1000, None]),
