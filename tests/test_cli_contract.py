@@ -33,6 +33,8 @@ module grid
 endmodule
 label "goal" = x=N & y=N;
 """
+#: a property of BIG_GRID: `check` loads the model through Storm's UMB export (`info` reads Storm's model directly)
+PMAX = 'Pmax=? [F "goal"]'
 
 
 def write(folder: Path, name: str, text: str) -> Path:
@@ -133,7 +135,7 @@ def test_failed_write_keeps_the_earlier_file_and_leaves_no_temporary_file(tmp_pa
 def test_full_temporary_folder_is_one_line(tmp_path):
     """The model file Storm exports to $TMPDIR cannot be written: one line naming the folder and the limit it hit
     (issue 37: `prlimit --fsize=100` was blamed on disk space), exit code 2, and no temporary file left."""
-    proc = _with_file_size_limit(1024, "info", LOAN)
+    proc = _with_file_size_limit(1024, "check", LOAN, "-p", 'Pmax=? [F "granted"]')
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert "cannot write the temporary model file in" in proc.stderr
     assert "the file size limit (ulimit -f) of 1024 bytes is reached" in proc.stderr and "space" not in proc.stderr
@@ -145,8 +147,9 @@ def test_sigterm_while_loading_leaves_no_temporary_model_file(tmp_path):
     model = write(tmp_path, "big.prism", BIG_GRID)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "info", str(model), "-c", "N=1000"], text=True,
-                            env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "check", str(model), "-c", "N=1000", "-p", PMAX],
+                            text=True, env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
     while not list(scratch.rglob("model.umb")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -317,8 +320,9 @@ def test_ctrl_c_in_a_command_that_cannot_stop_early_exits_130_and_leaves_no_file
     model = write(tmp_path, "big.prism", BIG_GRID)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    out = tmp_path / "info.json"
-    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "info", str(model), "-c", "N=1000", "--json", str(out)],
+    out = tmp_path / "check.json"
+    proc = subprocess.Popen([sys.executable, "-m", "stormcf", "check", str(model), "-c", "N=1000", "-p", PMAX,
+                             "--json", str(out)],
                             env={**os.environ, "TMPDIR": str(scratch)}, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     _started(proc, lambda: bool(list(scratch.rglob("model.umb"))))
