@@ -258,8 +258,8 @@ class ExplicitModel:
 
     def enabled_actions(self, state: int) -> list[str]:
         """The names of the choices of a state (:meth:`choice_name`)."""
-        _, _, actions, suffix = self._name_parts(np.array([state]))
-        return [self._name(a, k) for a, k in zip(actions.tolist(), suffix.tolist())]
+        rows = self.choices(state)
+        return _naming.choice_names([self.action_names[a] for a in self.choice_actions[rows.start:rows.stop].tolist()])
 
     def choice_of(self, state: int, name: str) -> int:
         """The row of the choice named ``name`` (:meth:`choice_name`) in ``state``; raises :class:`StateError`

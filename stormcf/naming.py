@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
 from .errors import ModelError
@@ -78,3 +79,16 @@ def check_naming(naming: str, variables: Sequence[str], initial: Mapping[str, An
         naming.format_map(initial)
     except (ValueError, TypeError) as err:
         raise ModelError(f"{prefix}: {err}") from None
+
+
+def choice_names(actions: Sequence[str]) -> list[str]:
+    """The names of one state's choices from their action names, in row order: the action name, ``a#k`` for the k-th
+    of several choices of ``a`` (the rule of :meth:`~stormcf.model.ExplicitModel.choice_name`, which names many
+    states' choices at once with arrays)."""
+    seen: Counter[str] = Counter()
+    times = Counter(actions)
+    names = []
+    for action in actions:
+        names.append(f"{action}#{seen[action]}" if times[action] > 1 else action)
+        seen[action] += 1
+    return names

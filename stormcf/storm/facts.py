@@ -3,8 +3,9 @@ choices of one action in a state, reward models, variable ranges (:class:`~storm
 
 No explicit model is built and no numpy is imported: on a small model ``info`` then costs little more than Storm's
 parse and build (issue 34); on a large one the per-choice work is C-level iteration (``map``, ``set``) over Storm's
-lists and bit vectors, about what the extraction it replaces cost (docs/benchmarks.md: 10^6 states). :meth:`ModelFacts.of` reads the same facts from an explicit model
-(the tests compare both on every example model)."""
+lists and bit vectors, about what the extraction it replaces cost (docs/benchmarks.md: 10^6 states).
+:meth:`ModelFacts.of` reads the same facts from an explicit model (the tests compare both on every example model);
+one state's choice names follow :func:`stormcf.naming.choice_names`, as the explicit model's do."""
 from __future__ import annotations
 
 import time
@@ -16,7 +17,7 @@ from typing import Any, Mapping
 
 from ..errors import ModelError
 from ..modelinfo import ModelFacts
-from ..naming import check_naming, state_name, user_labels
+from ..naming import check_naming, choice_names, state_name, user_labels
 from .handle import state_variables
 from .load import build_file, in_loading_thread, model_source
 
@@ -53,7 +54,7 @@ def _facts(path: str | Path, constants: str | Mapping[str, Any] | None, naming: 
     example = None
     if shared:
         s = shared[0]
-        example = (name(s), _choice_names([names[c] for c in codes[row_groups[s]:row_groups[s + 1]]]))
+        example = (name(s), choice_names([names[c] for c in codes[row_groups[s]:row_groups[s + 1]]]))
     timings["extract"], timings["extract_cpu"] = time.perf_counter() - tick, time.thread_time() - cpu
     return ModelFacts(
         source=source, model_type="mdp" if model.is_nondeterministic_model else "dtmc", n_states=model.nr_states,
@@ -106,14 +107,3 @@ def _shared_action_states(counts: list[int], codes: list[int], n_names: int) -> 
     if len(set(keys)) == len(keys):
         return []
     return sorted({key // n_names for key, times in Counter(keys).items() if times > 1})
-
-
-def _choice_names(actions: list[str]) -> list[str]:
-    """The names of a state's choices from their action names: ``a#k`` for the k-th of several choices of ``a``."""
-    seen: Counter[str] = Counter()
-    times = Counter(actions)
-    names = []
-    for action in actions:
-        names.append(f"{action}#{seen[action]}" if times[action] > 1 else action)
-        seen[action] += 1
-    return names
